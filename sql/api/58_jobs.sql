@@ -150,7 +150,8 @@ comment on function beliefdb.job_started(bigint, text) is 'Record (committed at 
 -- and times are the text's): it lives on as the source version, where forget finds it (rule 14 of
 -- docs/rules.md); the source name and the options stay, for jobs to show. What a forget masked in its
 -- text while it was queued (forgotten_lines) is recorded in the version it stored first, as that
--- version's redaction rows (beliefdb._job_lines_stored), and goes from the payload with the text.
+-- version's redaction rows, or, when its ingest only proposed the text to the source's owner, with that
+-- proposal (beliefdb._job_lines_stored), and goes from the payload with the text.
 create or replace function beliefdb.job_finish(p_id bigint, p_result jsonb)
 returns void
 language plpgsql

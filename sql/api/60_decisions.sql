@@ -496,6 +496,7 @@ declare
     v_winner uuid;
     v_loser uuid;
     v_result jsonb;
+    v_left jsonb;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -581,11 +582,17 @@ begin
         if p_verdict = 'approved' and v_item.kind = 'version_proposed' then
             v_result := beliefdb._ingest_version_core(v_ws, v_item.source_id,
                                                       beliefdb._rebased_turns(v_ws, v_item.source_id, v_item.proposal));
+            -- (what a forget masked in its text while it waited: redaction rows of the version stored,
+            -- beliefdb._lines_recorded; a piece that could not be recorded there stays with it)
+            v_left := beliefdb._lines_recorded(v_ws, (v_result ->> 'version_id')::uuid, v_item.proposal ->> 'content',
+                                               v_item.proposal -> 'forgotten_lines', 'forgotten while it was proposed');
             -- (what the review history keeps of it: masked where it repeats a line forgotten in the
             -- source, as the version stored from it is; rule 14)
             update beliefdb.review_item r
                set proposal = m.proposal
-              from (select beliefdb._forgotten_proposal(v_ws, v_item.source_id, v_item.proposal) as proposal) m
+              from (select beliefdb._forgotten_proposal(v_ws, v_item.source_id, v_item.proposal - 'forgotten_lines')
+                           || case when jsonb_array_length(v_left) > 0 then jsonb_build_object('forgotten_lines', v_left)
+                                   else '{}' end as proposal) m
              where r.workspace_id = v_ws and r.id = v_item.id and r.proposal is distinct from m.proposal;
         elsif p_verdict = 'approved' then
             -- (a fragment's retraction names it: proposal's node; a source's or a version's, the source)
@@ -690,7 +697,7 @@ begin
     -- (15,000 open items: a page of 100 in 700-1,000 ms)
     return query
         select r.id, r.kind, r.node, r.other_node, coalesce(d.title, a.description, b.statement, s.name),
-               r.reason, r.created_at, r.proposed_by, r.proposal, r.source_id
+               r.reason, r.created_at, r.proposed_by, r.proposal - 'forgotten_lines', r.source_id
           from (select r.id, r.kind, r.node, r.other_node, r.reason, r.created_at, r.proposed_by, r.proposal,
                        r.source_id
                   from beliefdb.review_item r

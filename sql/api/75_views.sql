@@ -138,7 +138,8 @@ select r.workspace_id,
        r.reason,
        r.created_at,
        r.proposed_by,
-       r.proposal,
+       -- (without the lines a forget masked in it: the owner's later texts', beliefdb._forgotten_lines)
+       r.proposal - 'forgotten_lines' as proposal,
        r.source_id,
        w.name as workspace
   from beliefdb.review_item r

@@ -1532,14 +1532,15 @@ begin
           from beliefdb.review_item r
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
            and r.source_id = v_source.id and r.proposed_by = beliefdb.current_principal()
-           and r.proposal - 'path' - 'rejected' = p_text - 'path' - 'rejected';
+           and r.proposal - 'path' - 'rejected' - 'forgotten_lines' = p_text - 'path' - 'rejected' - 'forgotten_lines';
         if v_item is null then
             insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
             values (p_workspace_id, 'version_proposed', v_source.id,
                     pg_catalog.format('%s proposes a new version of %s (sha256 %s); source owned by %s',
                                       beliefdb.current_principal(), v_source.name, left(encode(v_sha, 'hex'), 12),
                                       v_source.owner),
-                    beliefdb.current_principal(), p_text)
+                    -- (what a forget masked in it is recorded by the forget alone: beliefdb._forgotten_records)
+                    beliefdb.current_principal(), p_text - 'forgotten_lines')
             returning id into v_item;
             perform beliefdb._audit_append(p_workspace_id, 'version.propose', jsonb_build_object(
                 'item', v_item, 'source', v_source.name, 'sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));

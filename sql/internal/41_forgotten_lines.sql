@@ -66,10 +66,11 @@ comment on function beliefdb._line_digest(bytea[], text) is 'The keyed digest of
 
 -- The spans of p_text, in its lines that start after offset p_from (every line: 0), that a forget
 -- masked in a version of source p_source_id, or in a text of it still waiting in the queue (a job's
--- forgotten_lines: beliefdb._masked_job): each line of p_text whose words are a masked line's as they
+-- forgotten_lines: beliefdb._masked_job), or in a text proposed for it (the proposal's forgotten_lines,
+-- whatever became of the proposal): each line of p_text whose words are a masked line's as they
 -- were (the same length and keyed digest) has that line's spans masked at the same places in it (within
--- the line and its break). In text order; none (at the cost of one probe of the source's versions, and
--- one of its waiting jobs) when nothing of it was forgotten. Not for a text another principal proposes
+-- the line and its break). In text order; none (at the cost of one probe of the source's versions, one
+-- of its waiting jobs and one of its proposals) when nothing of it was forgotten. Not for a text another principal proposes
 -- (that would tell them which words were forgotten): the owner's approval masks it
 -- (beliefdb._forgotten_proposal).
 create or replace function beliefdb._forgotten_lines(p_workspace_id uuid, p_source_id uuid, p_text text,
@@ -102,14 +103,23 @@ begin
              where v.workspace_id = p_workspace_id and v.source_id = p_source_id and r.line_digest is not null
             union all
             -- (a job of the source still waiting, its text masked by a forget before any version held it;
-            -- a done job's lines are its version's redaction rows)
+            -- a done job's lines are its version's redaction rows, or its proposal's)
             select (x ->> 'line_length')::integer, decode(x ->> 'digest', 'hex'), (x ->> 'line_start')::integer,
                    (x ->> 'start')::integer, (x ->> 'end')::integer
               from beliefdb.source s
               join beliefdb.job j on j.workspace_id = s.workspace_id and j.payload ->> 'source' = s.name
              cross join lateral jsonb_array_elements(j.payload -> 'forgotten_lines') x
              where s.workspace_id = p_workspace_id and s.id = p_source_id
-               and j.status in ('queued', 'running', 'failed') and j.payload ? 'forgotten_lines') r;
+               and j.status in ('queued', 'running', 'failed') and j.payload ? 'forgotten_lines'
+            union all
+            -- (a version proposed for the source, its text masked by a forget: open, or resolved and
+            -- not stored, or stored where its pieces could not be recorded; review_item_source)
+            select (x ->> 'line_length')::integer, decode(x ->> 'digest', 'hex'), (x ->> 'line_start')::integer,
+                   (x ->> 'start')::integer, (x ->> 'end')::integer
+              from beliefdb.review_item p
+             cross join lateral jsonb_array_elements(p.proposal -> 'forgotten_lines') x
+             where p.source_id = p_source_id and p.workspace_id = p_workspace_id and p.kind = 'version_proposed'
+               and jsonb_typeof(p.proposal -> 'forgotten_lines') = 'array') r;
     if v_r_length is null or p_text is null then
         return '{}';
     end if;
@@ -143,36 +153,36 @@ begin
          where not isempty(m.rel));
 end
 $$;
-comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The spans of a text masked before in lines of its source (its versions, its waiting jobs) that it repeats word for word';
+comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The spans of a text masked before in lines of its source (its versions, its waiting jobs, its proposals) that it repeats word for word';
 
--- A queued job's payload with its text masked at some spans (a forget's, p_masks) and each masked piece
--- recorded with the job (forgotten_lines: start, end, line_start, line_length and the digest, as hex, of
--- the line's words before they were masked, as beliefdb._redact_spans records a version's; a line masked
--- before keeps the digest it was given then): the job's text is no version yet, so the record goes with
--- it, keyed by the source's name (payload.source), for beliefdb._forgotten_lines, and for the version the
--- worker stores from it (beliefdb._job_lines_stored). The payload as given when nothing is masked.
-create or replace function beliefdb._masked_job(p_workspace_id uuid, p_payload jsonb, p_masks int4range[])
+-- The record of the pieces of a text (a queued job's, a proposed version's) a forget masks at some
+-- spans (p_masks), after those recorded before (p_recorded): each piece's start, end, line_start,
+-- line_length and the digest, as hex, of the line's words before they were masked (as
+-- beliefdb._redact_spans records a version's; a line masked before keeps the digest it was given then).
+-- The text is no version yet, so the record goes with it, for beliefdb._forgotten_lines and for the
+-- version stored from it (beliefdb._lines_recorded).
+create or replace function beliefdb._forgotten_records(p_workspace_id uuid, p_text text, p_recorded jsonb,
+                                                       p_masks int4range[])
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_text text := p_payload ->> 'text';
     v_pieces int4range[];
     v_starts integer[];
     v_lengths integer[];
     v_recorded jsonb;
 begin
-    if v_text is null or coalesce(cardinality(p_masks), 0) = 0 then
-        return p_payload;
+    if p_text is null or coalesce(cardinality(p_masks), 0) = 0 then
+        return coalesce(p_recorded, '[]');
     end if;
     select array_agg(u.span), array_agg(u.line_start), array_agg(u.line_length)
       into v_pieces, v_starts, v_lengths
-      from beliefdb._line_units(v_text, p_masks) u;
+      from beliefdb._line_units(p_text, p_masks) u;
     with o as (
         select distinct on ((x ->> 'line_start')::integer, (x ->> 'line_length')::integer)
                (x ->> 'line_start')::integer as s, (x ->> 'line_length')::integer as n, x ->> 'digest' as digest
-          from jsonb_array_elements(coalesce(p_payload -> 'forgotten_lines', '[]')) x
+          from jsonb_array_elements(coalesce(p_recorded, '[]')) x
     ), p as (
         select beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)) as pads
     )
@@ -182,23 +192,95 @@ begin
                order by lower(x.span)), '[]')
       into v_recorded
       from p, unnest(v_pieces, v_starts, v_lengths,
-                     beliefdb._slices(v_text, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
+                     beliefdb._slices(p_text, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
               as x (span, s, n, words)
       left join o on o.s = x.s and o.n = x.n
      where x.n > 0;
+    return coalesce(p_recorded, '[]') || v_recorded;
+end
+$$;
+comment on function beliefdb._forgotten_records(uuid, text, jsonb, int4range[]) is 'The pieces of a text a forget masks at some spans, each with its line''s keyed digest, after those recorded before';
+
+-- A queued job's payload with its text masked at some spans (a forget's, p_masks) and each masked piece
+-- recorded with the job (forgotten_lines, beliefdb._forgotten_records), keyed by the source's name
+-- (payload.source), for beliefdb._forgotten_lines and for the version the worker stores from it
+-- (beliefdb._job_lines_stored). The payload as given when nothing is masked.
+create or replace function beliefdb._masked_job(p_workspace_id uuid, p_payload jsonb, p_masks int4range[])
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_payload ->> 'text' is null or coalesce(cardinality(p_masks), 0) = 0 then
+        return p_payload;
+    end if;
     return p_payload || jsonb_build_object(
-        'text', beliefdb._masked(v_text, p_masks),
-        'forgotten_lines', coalesce(p_payload -> 'forgotten_lines', '[]') || v_recorded);
+        'text', beliefdb._masked(p_payload ->> 'text', p_masks),
+        'forgotten_lines', beliefdb._forgotten_records(p_workspace_id, p_payload ->> 'text',
+                                                       p_payload -> 'forgotten_lines', p_masks));
 end
 $$;
 comment on function beliefdb._masked_job(uuid, jsonb, int4range[]) is 'A queued job''s payload with its text masked at some spans and their lines'' keyed digests recorded with it';
 
--- The pieces a forget masked in a job's text (p_payload's forgotten_lines, beliefdb._masked_job), recorded
--- as redaction rows of the version the job stored (p_result: source and version, as the worker reports
--- it; a new version of its text, or the conversation it grew, or the text in force it repeated): each
--- piece where that version's text is the job's (masked) text, and not recorded there yet. So the version
+-- The pieces a forget masked in a text not stored yet (p_lines, as beliefdb._forgotten_records records
+-- them over p_text: a job's, a proposal's), recorded as redaction rows of the version stored from it
+-- (p_version_id: a new version of that text, or the conversation it grew, or the text in force it
+-- repeated): each piece where that version's text is p_text, and not recorded there yet. So the version
 -- remembers them as if the forget had come after it was stored (rule 14): the same line back in the
--- source is masked again, and the same text again is the text in force. Called by job_finish.
+-- source is masked again, and the same text again is the text in force. The pieces it could not record
+-- there (that version's text is not p_text at their place), as given.
+create or replace function beliefdb._lines_recorded(p_workspace_id uuid, p_version_id uuid, p_text text,
+                                                    p_lines jsonb, p_reason text)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_content text;
+    v_left jsonb;
+begin
+    if jsonb_typeof(p_lines) is distinct from 'array' or p_text is null then
+        return '[]';
+    end if;
+    select v.content into v_content
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.id = p_version_id;
+    if v_content is null then
+        return p_lines;
+    end if;
+    with x as (
+        select distinct (f ->> 'start')::integer as s, (f ->> 'end')::integer as e,
+               (f ->> 'line_start')::integer as ls, (f ->> 'line_length')::integer as ln,
+               decode(f ->> 'digest', 'hex') as digest, f
+          from jsonb_array_elements(p_lines) f
+    ), fits as (
+        select x.*, x.e > x.s and x.e <= length(v_content)
+                    and substr(v_content, x.s + 1, x.e - x.s) = substr(p_text, x.s + 1, x.e - x.s) as fit
+          from x
+    ), recorded as (
+        insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason,
+                                        line_start, line_length, line_digest)
+        select p_workspace_id, p_version_id, f.s, f.e, p_reason, f.ls, f.ln, f.digest
+          from fits f
+         where f.fit
+           and not exists (select from beliefdb.redaction r
+                            where r.workspace_id = p_workspace_id and r.source_version_id = p_version_id
+                              and r.start_offset = f.s and r.end_offset = f.e)
+    )
+    select coalesce(jsonb_agg(f.f order by f.s), '[]') into v_left from fits f where not f.fit;
+    return v_left;
+end
+$$;
+comment on function beliefdb._lines_recorded(uuid, uuid, text, jsonb, text) is 'Record the pieces a forget masked in a text not stored yet as redaction rows of the version stored from it; those it could not';
+
+-- The pieces a forget masked in a job's text (p_payload's forgotten_lines, beliefdb._masked_job), kept
+-- by what the job's ingest made (p_result, as the worker reports it): recorded as redaction rows of the
+-- version it stored (beliefdb._lines_recorded); or, when its ingest only proposed the text to the
+-- source's owner (the submitter does not own it: no version), carried into that proposal's
+-- forgotten_lines (the open version proposal of the source by the job's principal whose text is the
+-- job's; each piece where its text is the job's, not there yet), so that the version the owner's
+-- approval stores records them as well, and the owner's text of the source is masked until then.
+-- Called by job_finish.
 create or replace function beliefdb._job_lines_stored(p_workspace_id uuid, p_payload jsonb, p_result jsonb)
 returns void
 language plpgsql
@@ -206,13 +288,24 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_version uuid;
-    v_content text;
 begin
-    if jsonb_typeof(p_payload -> 'forgotten_lines') is distinct from 'array' or p_payload ->> 'text' is null
-       or p_result ->> 'version' is null then
+    if jsonb_typeof(p_payload -> 'forgotten_lines') is distinct from 'array' or p_payload ->> 'text' is null then
         return;
     end if;
-    select v.id, v.content into v_version, v_content
+    if p_result ->> 'version' is null then
+        update beliefdb.review_item r
+           set proposal = r.proposal || jsonb_build_object('forgotten_lines', (
+                   select coalesce(r.proposal -> 'forgotten_lines', '[]') || coalesce(jsonb_agg(f), '[]')
+                     from jsonb_array_elements(p_payload -> 'forgotten_lines') f
+                    where not coalesce(r.proposal -> 'forgotten_lines', '[]') @> jsonb_build_array(f)))
+          from beliefdb.source s
+         where s.workspace_id = p_workspace_id and s.name = p_payload ->> 'source'
+           and r.workspace_id = p_workspace_id and r.source_id = s.id and r.kind = 'version_proposed'
+           and r.status = 'open' and r.proposed_by is not distinct from beliefdb.current_principal()
+           and r.proposal ->> 'content' = p_payload ->> 'text';
+        return;
+    end if;
+    select v.id into v_version
       from beliefdb.source s
       join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
      where s.workspace_id = p_workspace_id and s.name = p_payload ->> 'source'
@@ -220,21 +313,11 @@ begin
     if v_version is null then
         return;
     end if;
-    insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason,
-                                    line_start, line_length, line_digest)
-    select p_workspace_id, v_version, x.s, x.e, 'forgotten while its text was queued', x.ls, x.ln, x.digest
-      from (select distinct (f ->> 'start')::integer as s, (f ->> 'end')::integer as e,
-                   (f ->> 'line_start')::integer as ls, (f ->> 'line_length')::integer as ln,
-                   decode(f ->> 'digest', 'hex') as digest
-              from jsonb_array_elements(p_payload -> 'forgotten_lines') f) x
-     where x.e > x.s and x.e <= length(v_content)
-       and substr(v_content, x.s + 1, x.e - x.s) = substr(p_payload ->> 'text', x.s + 1, x.e - x.s)
-       and not exists (select from beliefdb.redaction r
-                        where r.workspace_id = p_workspace_id and r.source_version_id = v_version
-                          and r.start_offset = x.s and r.end_offset = x.e);
+    perform beliefdb._lines_recorded(p_workspace_id, v_version, p_payload ->> 'text', p_payload -> 'forgotten_lines',
+                                     'forgotten while its text was queued');
 end
 $$;
-comment on function beliefdb._job_lines_stored(uuid, jsonb, jsonb) is 'Record the pieces a forget masked in a job''s text as redaction rows of the version the job stored';
+comment on function beliefdb._job_lines_stored(uuid, jsonb, jsonb) is 'Record the pieces a forget masked in a job''s text as redaction rows of the version stored, or with the proposal its ingest made';
 
 -- The labels of the turns given with a text (p_fragments: start, end, speaker) that some spans of it may
 -- touch (p_spans): each turn whose label stretch (from its line's start, within the 260 characters a

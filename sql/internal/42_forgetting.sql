@@ -1284,6 +1284,9 @@ begin
     update beliefdb.review_item r
        set proposal = r.proposal || jsonb_build_object(
                'content', beliefdb._masked(r.proposal ->> 'content', i.masks),
+               -- (the lines it masks recorded with the proposal: beliefdb._forgotten_records)
+               'forgotten_lines', beliefdb._forgotten_records(p_workspace_id, r.proposal ->> 'content',
+                                                              r.proposal -> 'forgotten_lines', i.masks),
                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
                             from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
                            where not beliefdb._over_spans(c.x, i.span_union)),
@@ -1370,6 +1373,10 @@ begin
     update beliefdb.review_item r
        set proposal = r.proposal || jsonb_build_object(
                'content', beliefdb._masked(r.proposal ->> 'content', beliefdb._line_masks(r.proposal ->> 'content', f.lines)),
+               -- (the lines it masks recorded with the proposal: beliefdb._forgotten_records)
+               'forgotten_lines', beliefdb._forgotten_records(p_workspace_id, r.proposal ->> 'content',
+                                                              r.proposal -> 'forgotten_lines',
+                                                              beliefdb._line_masks(r.proposal ->> 'content', f.lines)),
                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
                             from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
                            where not beliefdb._over_spans(c.x, f.line_union)),

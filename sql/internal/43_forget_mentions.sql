@@ -233,13 +233,17 @@ begin
           from jsonb_array_elements(v_found) m
          where m ->> 'kind' = 'proposed' and (m ->> 'masked')::boolean
     ), texts as (
-        select k.id, r.proposal ->> 'content' as before, beliefdb._masked(r.proposal ->> 'content', k.spans) as after
+        select k.id, r.proposal ->> 'content' as before, beliefdb._masked(r.proposal ->> 'content', k.spans) as after,
+               -- (the lines it masks recorded with the proposal: beliefdb._forgotten_records)
+               beliefdb._forgotten_records(p_workspace_id, r.proposal ->> 'content', r.proposal -> 'forgotten_lines',
+                                           k.spans) as lines
           from masks k
           join beliefdb.review_item r on r.workspace_id = p_workspace_id and r.id = k.id
     ), masked as (
         update beliefdb.review_item r
            set proposal = r.proposal || jsonb_build_object(
                    'content', t.after,
+                   'forgotten_lines', t.lines,
                    'fragments', case when jsonb_typeof(r.proposal -> 'fragments') = 'array'
                                      then beliefdb._masked_speakers(r.proposal -> 'fragments', v_re)
                                      else coalesce(r.proposal -> 'fragments', '[]') end,
