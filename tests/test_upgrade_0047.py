@@ -32,6 +32,7 @@ def back_to_0046(conn: psycopg.Connection[Any]) -> None:
                  " drop column line_digest")
     conn.execute("drop table beliefdb.authority_change")
     conn.execute("alter table beliefdb.step drop column world")
+    conn.execute("drop index beliefdb.job_forgotten_lines")
     conn.execute("update beliefdb.alembic_version set version_num = '0046'")
     conn.execute("comment on table beliefdb.alembic_version is 'beliefdb schema of the release at 0046'")
     conn.commit()
