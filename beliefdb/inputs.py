@@ -46,6 +46,10 @@ def unstorable(text: str) -> str | None:
     """Why ``text`` cannot be stored as PostgreSQL text, or None when it can."""
     if "\x00" in text:
         return "holds a NUL character"
+    return _not_utf8(text)
+
+
+def _not_utf8(text: str) -> str | None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -120,6 +124,23 @@ def check_text(value: Any, where: str) -> None:
     why = unstorable_in(value)
     if why is not None:
         raise InvalidInput(f"{where}: {why}")
+
+
+def check_utf8(value: Any, where: str) -> None:
+    """InvalidInput naming ``where`` when ``value`` (text, or lists and objects of it, keys included) holds
+    text that is not valid UTF-8 (a lone surrogate, which psycopg cannot send); a NUL is left to the
+    database's refusal, which every door words alike ("PostgreSQL text fields cannot contain NUL")."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            why = _not_utf8(item)
+            if why is not None:
+                raise InvalidInput(f"{where}: {why}")
+        elif isinstance(item, Mapping):
+            pending.extend(reversed([part for pair in item.items() for part in pair]))
+        elif isinstance(item, (list, tuple)):
+            pending.extend(reversed(item))
 
 
 def local(value: datetime) -> datetime:

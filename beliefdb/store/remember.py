@@ -13,6 +13,7 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
+from beliefdb.inputs import check_utf8
 from beliefdb.models import IngestReport, Rejected
 from beliefdb.store.ingest import (
     SourceOptions,
@@ -34,6 +35,12 @@ def _check_candidate(candidate: Candidate) -> None:
     as a claims file's line is checked (``ingest.parse_claim``): else InvalidInput naming the field."""
     for field in ("statement", "subject", "attribute", "value", "quote"):
         _check_text(field, getattr(candidate, field))
+    # text that is not UTF-8 (a lone surrogate: a JSON escape "\ud800"), named here: the claim travels as
+    # JSON, which PostgreSQL refused in its own words ("invalid input syntax for type json"). The
+    # statement last: a caller (the LangGraph store) may have made it of the others
+    for field in ("subject", "attribute", "value", "quote", "statement"):
+        check_utf8(getattr(candidate, field), f"'{field}'")
+    check_utf8(candidate.scope, "'scope'")
     check_choice("kind", candidate.kind, BELIEF_KINDS)
     for field in ("statement", "subject", "attribute"):
         if not getattr(candidate, field).strip():
@@ -58,6 +65,8 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
     _check_candidate(candidate)
     _check_text("source", options.name)
     _check_text("text", text)
+    check_utf8(options.name, "'source'")
+    check_utf8(text, "'text'")
     if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
         raise errors.InvalidInput("a source name is required")
     _, rejected = gate(text, [candidate]) if text.strip() else ([], [])
@@ -81,6 +90,7 @@ def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed
     """Add one candidate against the version of ``source`` in force, through the same gate."""
     _check_candidate(candidate)
     _check_text("source", source)
+    check_utf8(source, "'source'")
     with db.transaction(conn) as c:
         row = c.execute(
             Q.source_in_force, (source,)).fetchone()

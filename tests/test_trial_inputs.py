@@ -1,0 +1,50 @@
+"""Inputs a user trial of the library found refused with someone else's words (PostgreSQL's, Python's)
+or not refused at all: each is InvalidInput in one line naming what is wrong, and nothing is written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.adapters.langgraph import BeliefStore
+
+TEXT = "Maya: I live in Lisbon."
+
+
+def _remember(db: beliefdb.BeliefDB, **change: Any) -> None:
+    fields: dict[str, Any] = {"statement": "Maya lives in Lisbon", "subject": "maya", "attribute": "city",
+                              "value": "Lisbon", "quote": "Lisbon"}
+    scope = change.pop("scope", None)
+    fields.update(change)
+    db.remember(fields["statement"], fields["subject"], fields["attribute"], fields["value"], fields["quote"],
+                source="chat/1", text=TEXT, scope=scope)
+
+
+@pytest.mark.parametrize("field", ["statement", "subject", "attribute", "value"])
+def test_remember_refuses_a_lone_surrogate_naming_the_field(bdb: beliefdb.BeliefDB, field: str) -> None:
+    with pytest.raises(errors.InvalidInput) as caught:
+        _remember(bdb, **{field: "Lis\ud800bon"})
+    message = caught.value.message
+    assert message.startswith(f"'{field}': ") and "lone surrogate at character 3" in message, message
+    assert "json" not in message and "\n" not in message
+    assert bdb.beliefs() == []
+
+
+def test_remember_refuses_a_lone_surrogate_in_a_scope_key(bdb: beliefdb.BeliefDB) -> None:
+    for scope in ({"k\ud800": "EU"}, {"region": "E\ud800"}):
+        with pytest.raises(errors.InvalidInput, match=r"^'scope': .*lone surrogate at character 1"):
+            _remember(bdb, scope=scope)
+    assert bdb.beliefs() == []
+
+
+def test_the_langgraph_store_refuses_a_lone_surrogate_naming_the_field(bdb: beliefdb.BeliefDB) -> None:
+    store = BeliefStore(bdb)
+    value = {"value": "Lisbon", "quote": "Lisbon", "source": "chat/1", "text": TEXT}
+    with pytest.raises(errors.InvalidInput, match=r"^'attribute': .*lone surrogate"):
+        store.put(("maya",), "k\ud800", value)
+    with pytest.raises(errors.InvalidInput, match=r"^'scope': .*lone surrogate"):
+        store.put(("maya",), "city", {**value, "scope": {"k\ud800": "EU"}})
+    assert bdb.beliefs() == []
