@@ -108,12 +108,38 @@ def non_finite_in(value: Any) -> bool:
     return False
 
 
+def not_json_in(value: Any, where: str) -> str | None:
+    """Where in ``value`` (``where``, then keys and indexes: ``payload['a'][1]``) and what is something JSON
+    has no value for (an object, a set, a key that is not text or a number), or None; walked without
+    recursion, only up to one past :data:`MAX_DEPTH` levels (deeper is refused as such)."""
+    pending: list[tuple[Any, str, int]] = [(value, where, 0)]
+    while pending:
+        item, path, level = pending.pop()
+        if item is None or isinstance(item, str | int | float) or level > MAX_DEPTH:
+            continue
+        if isinstance(item, dict):
+            key = next((k for k in item if not (k is None or isinstance(k, str | int | float))), None)
+            if key is not None:
+                return f"{path}: a key of type {type(key).__name__} is not JSON (keys are text)"
+            pending.extend((v, f"{path}[{k!r}]", level + 1) for k, v in reversed(item.items()))
+        elif isinstance(item, list | tuple):
+            pending.extend((v, f"{path}[{i}]", level + 1) for i, v in reversed(list(enumerate(item))))
+        else:
+            return (f"{path}: a {type(item).__name__} is not JSON (give text, a number, true/false, null, a list"
+                    " or an object)")
+    return None
+
+
 def check_json(value: Any, where: str) -> None:
     """InvalidInput naming ``where`` when the JSON-like ``value`` holds text PostgreSQL cannot store, a
-    number JSON cannot (:func:`non_finite_in`), or nests deeper than :data:`MAX_DEPTH` levels."""
+    number JSON cannot (:func:`non_finite_in`), nests deeper than :data:`MAX_DEPTH` levels, or holds what
+    JSON has no value for (:func:`not_json_in`, naming where in it)."""
     check_text(value, where)
     if depth_of(value) > MAX_DEPTH:
         raise InvalidInput(f"{where}: nested deeper than {MAX_DEPTH} levels")
+    problem = not_json_in(value, where)
+    if problem is not None:
+        raise InvalidInput(problem)
     if non_finite_in(value):
         raise InvalidInput(f"{where}: holds a number JSON has none for (NaN or Infinity; a number as large as"
                            " 1e400 is read as Infinity)")

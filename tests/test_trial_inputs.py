@@ -48,3 +48,23 @@ def test_the_langgraph_store_refuses_a_lone_surrogate_naming_the_field(bdb: beli
     with pytest.raises(errors.InvalidInput, match=r"^'scope': .*lone surrogate"):
         store.put(("maya",), "city", {**value, "scope": {"k\ud800": "EU"}})
     assert bdb.beliefs() == []
+
+
+@pytest.mark.parametrize(("payload", "where"), [({"x": object()}, "payload['x']"),
+                                                 ({"a": [1, {"b": {1, 2}}]}, "payload['a'][1]['b']"),
+                                                 ({"a": {(1, 2): "pair"}}, "payload['a']")])
+def test_record_step_refuses_what_json_cannot_hold_naming_where(bdb: beliefdb.BeliefDB, payload: dict[str, Any],
+                                                                where: str) -> None:
+    with pytest.raises(errors.InvalidInput) as caught:
+        bdb.record_step("observation", payload)
+    message = caught.value.message
+    assert message.startswith(f"{where}: ") and "not JSON" in message and "\n" not in message, message
+    with pytest.raises(errors.InvalidInput, match=r"^payload\['x'\]: .*not JSON"), bdb.record_run(task="t") as run:
+        run.step("observation", {"x": object()})
+    assert bdb.runs() == []
+
+
+def test_record_step_still_takes_any_json(bdb: beliefdb.BeliefDB) -> None:
+    payload = {"s": "x", "n": 1, "f": 1.5, "b": True, "none": None, "list": [1, ("t", 2)], "nested": {"k": {}}}
+    bdb.record_step("observation", payload)
+    assert len(bdb.runs()) == 1
