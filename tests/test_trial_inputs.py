@@ -3,6 +3,8 @@ or not refused at all: each is InvalidInput in one line naming what is wrong, an
 
 from __future__ import annotations
 
+import asyncio
+import warnings
 from typing import Any
 
 import pytest
@@ -68,3 +70,19 @@ def test_record_step_still_takes_any_json(bdb: beliefdb.BeliefDB) -> None:
     payload = {"s": "x", "n": 1, "f": 1.5, "b": True, "none": None, "list": [1, ("t", 2)], "nested": {"k": {}}}
     bdb.record_step("observation", payload)
     assert len(bdb.runs()) == 1
+
+
+async def _plain(x: int) -> int:
+    return x
+
+
+def test_the_async_clients_call_refuses_an_async_function(db_url: str) -> None:
+    async def story() -> None:
+        async with await beliefdb.aconnect(db_url) as adb:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no coroutine left un-awaited
+                with pytest.raises(errors.InvalidInput, match=r"^fn= is an async function"):
+                    await adb.call(_plain, 1)
+            assert await adb.call(len, "abc") == 3
+
+    asyncio.run(story())

@@ -46,6 +46,7 @@ from beliefdb.api.async_queue import AsyncQueue
 from beliefdb.api.async_traces import AsyncTraces
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.db.connector import DEFAULT_WORKSPACE
+from beliefdb.inputs import check_callback
 from beliefdb.models import (
     Action,
     Answer,
@@ -113,7 +114,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
 
     async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """``fn(*args, **kwargs)`` on one of the client's worker threads, with the caller's context
-        variables: several BeliefDB calls in one hop, or a run recorder's ``flush``."""
+        variables: several BeliefDB calls in one hop, or a run recorder's ``flush``. ``fn`` is a plain function:
+        an ``async def`` one is refused (InvalidInput; its coroutine would never be awaited there)."""
+        check_callback(fn, "fn")
         if self._closed:
             raise errors.DatabaseUnavailable("this async beliefdb client is closed")
         context = contextvars.copy_context()
