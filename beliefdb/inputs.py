@@ -231,7 +231,9 @@ def parse_moment(text: str, where: str, *, zoned: bool = False) -> datetime:
 def check_integer(value: int, name: str) -> int:
     """A whole number the database keeps as an integer (a version, a revision), the argument ``name``:
     one out of its range could name nothing there, and is bad input rather than a call the database
-    cannot match."""
+    cannot match. Anything but an int (text, a float, True) is InvalidInput too, not a TypeError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{argument(name, value)} must be an integer, not {type(value).__name__}")
     if not -(2 ** 31) <= value < 2 ** 31:
         raise InvalidInput(f"{argument(name, value)} is out of range")
     return value

@@ -86,3 +86,14 @@ def test_the_async_clients_call_refuses_an_async_function(db_url: str) -> None:
             assert await adb.call(len, "abc") == 3
 
     asyncio.run(story())
+
+
+@pytest.mark.parametrize("revision", ["1", 1.0, None, True])
+def test_apply_correction_refuses_a_revision_that_is_no_integer(bdb: beliefdb.BeliefDB, revision: Any) -> None:
+    _remember(bdb)
+    (belief,) = bdb.beliefs()
+    with pytest.raises(errors.InvalidInput) as caught:
+        bdb.apply_correction(belief.id, "Maya lives in Porto", reviewer="r", expect_revision=revision, value="Porto")
+    message = caught.value.message
+    assert message.startswith("expect_revision=") and "integer" in message and "\n" not in message, message
+    assert [b.value for b in bdb.beliefs()] == ["Lisbon"]
