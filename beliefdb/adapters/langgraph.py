@@ -6,7 +6,9 @@ The mapping:
 
 * a **namespace is a subject**: its labels joined by ``.`` (``("customer", "c1042")`` is the subject
   ``customer.c1042``; LangGraph forbids ``.`` in a label, so every namespace maps to one subject and
-  back), and a **key is an attribute**;
+  back), and a **key is an attribute**. ``get``, ``search`` and ``delete`` act on exactly that subject:
+  never on another that the namespace would name as a person's name or in another case (``("Maya López",)``
+  is not ``("maya_lopez",)``, as the library's ``answers`` and ``retract_attribute`` read it by default);
 * ``put(namespace, key, {"value": ..., "quote": ..., "source": ..., "text": ...})`` remembers a belief
   (:meth:`beliefdb.BeliefDB.remember`): ``quote`` must be in ``text`` (stored as the next version of
   ``source``, with ``user`` authority unless ``authority`` says otherwise) or, without ``text``, in the
@@ -199,7 +201,8 @@ class BeliefStore(BaseStore):
     # --- reads: current beliefs only ------------------------------------------------------------
 
     def _get(self, op: GetOp) -> Item | None:
-        found = self.db.answers(subject=subject_of(op.namespace), attribute=str(op.key))
+        # exactly the namespace's subject: never a person's name read as theirs (LangGraph's get)
+        found = self.db.answers(subject=subject_of(op.namespace), attribute=str(op.key), exact_subject=True)
         if not found:
             return None
         best = max(found, key=lambda a: (a.belief.confidence, a.belief.recorded_at))
@@ -295,4 +298,4 @@ class BeliefStore(BaseStore):
         # in one transaction that lists the values under the workspace's write lock (one another session
         # put or retracted meanwhile is seen as it committed), history first: one the caller may not retract
         # (another principal's belief: NotOwner), or any failure on the way, leaves every value as it was
-        self.db.retract_attribute(subject, attribute, reason=DELETE_REASON)
+        self.db.retract_attribute(subject, attribute, reason=DELETE_REASON, exact_subject=True)

@@ -194,9 +194,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
 
     async def answers(self, *, subject: str | None = None, attribute: str | None = None,
                       ids: Sequence[UUID] | None = None, as_of: datetime | None = None,
-                      include_fixtures: bool = False) -> list[Answer]:
+                      include_fixtures: bool = False, exact_subject: bool = False) -> list[Answer]:
         return await self.call(self.sync.answers, subject=subject, attribute=attribute, ids=ids, as_of=as_of,
-                               include_fixtures=include_fixtures)
+                               include_fixtures=include_fixtures, exact_subject=exact_subject)
 
     async def embed(self, *, embedder: str | None = None, batch: int = 64,
                     progress: Progress | None = None) -> EmbedReport:
@@ -235,8 +235,10 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
                               skip_retracted: bool = False) -> list[Changes]:
         return await self.call(self.sync.retract_beliefs, beliefs, reason=reason, skip_retracted=skip_retracted)
 
-    async def retract_attribute(self, subject: str, attribute: str, *, reason: str) -> list[Changes]:
-        return await self.call(self.sync.retract_attribute, subject, attribute, reason=reason)
+    async def retract_attribute(self, subject: str, attribute: str, *, reason: str,
+                                exact_subject: bool = False) -> list[Changes]:
+        return await self.call(self.sync.retract_attribute, subject, attribute, reason=reason,
+                               exact_subject=exact_subject)
 
     async def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                               source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:

@@ -173,12 +173,14 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         return answer
 
     def answers(self, *, subject: str | None = None, attribute: str | None = None, ids: Sequence[UUID] | None = None,
-                as_of: datetime | None = None, include_fixtures: bool = False) -> list[Answer]:
+                as_of: datetime | None = None, include_fixtures: bool = False,
+                exact_subject: bool = False) -> list[Answer]:
         """Current beliefs as :meth:`beliefs` lists them (of these ``ids`` only, when given), each as :meth:`ask`
-        presents it: with its evidence and warnings. Reads by key, where ``ask`` searches (the adapters' get)."""
+        presents it: with its evidence and warnings. Reads by key, where ``ask`` searches (the adapters' get).
+        ``subject`` may be a person's name, as for :meth:`beliefs`; ``exact_subject``: that subject only."""
         return retrieve.answers(self.database, subject=subject, attribute=attribute,
                                 ids=None if ids is None else ids_of(ids, "ids"), as_of=as_of,
-                                include_fixtures=include_fixtures)
+                                include_fixtures=include_fixtures, exact_subject=exact_subject)
 
     def embed(self, *, embedder: str | None = None, batch: int = 64, progress: Progress | None = None) -> EmbedReport:
         """Embed beliefs that have no vector yet (after ingest with embed=False, or a failed embedder),
@@ -249,11 +251,16 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         the caller listed it."""
         return retraction.retract_beliefs(self.database, beliefs, reason=reason, skip_retracted=skip_retracted)
 
-    def retract_attribute(self, subject: str, attribute: str, *, reason: str) -> list[Changes]:
+    def retract_attribute(self, subject: str, attribute: str, *, reason: str,
+                          exact_subject: bool = False) -> list[Changes]:
         """Retract every value of ``subject``'s ``attribute`` not retracted yet, in one transaction that lists
         them under the workspace's write lock (a value written meanwhile is among them): history first, all
-        of them or (one refused, another principal's: not_owner) none. Their change reports."""
-        return retraction.retract_attribute(self.database, subject, attribute, reason=reason)
+        of them or (one refused, another principal's: not_owner) none. Their change reports. ``subject`` is
+        resolved as :meth:`answers` and :meth:`beliefs` resolve it: a person's name ("Maya López") names
+        their subject (``maya_lopez``) when no belief has the name itself as its subject; with
+        ``exact_subject``, only the subject as given."""
+        return retraction.retract_attribute(self.database, subject, attribute, reason=reason,
+                                            exact_subject=exact_subject)
 
     def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                         source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:

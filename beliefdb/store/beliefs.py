@@ -37,9 +37,10 @@ MAX_PAGE = 100_000
 def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | None = None,
                  include_all: bool = False, as_of: datetime | None = None, include_fixtures: bool = False,
                  ids: Sequence[UUID] | None = None, limit: int | None = None, after: str | UUID | None = None,
-                 conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+                 exact_subject: bool = False, conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
     """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then;
-    of ``subject`` when given (a person's name names their subject: :func:`subject_named`).
+    of ``subject`` when given (a person's name names their subject: :func:`subject_named`; with
+    ``exact_subject``, ``subject`` only, as given).
     Production history only, unless ``include_fixtures`` (fixture and synthetic worlds too, labelled);
     only those among ``ids`` when given. In subject, attribute, recorded order: at most ``limit`` (all when
     None), those after the belief ``after`` (the last one of the page before; a full id or unique prefix)."""
@@ -47,7 +48,7 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
         as_of = check_moment(as_of, "as_of")
     check_page_limit(limit)
     check_cursor(after)
-    if subject is not None:
+    if subject is not None and not exact_subject:
         subject = subject_named(db, subject, conn)
     filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures,
                "ids": list(ids) if ids is not None else None, "limit": limit,

@@ -92,15 +92,18 @@ def retract_beliefs(db: Database, beliefs: Sequence[str | UUID], *, reason: str,
         return reports
 
 
-def retract_attribute(db: Database, subject: str, attribute: str, *, reason: str) -> list[Changes]:
+def retract_attribute(db: Database, subject: str, attribute: str, *, reason: str,
+                      exact_subject: bool = False) -> list[Changes]:
     """Retract every value of ``subject``'s ``attribute`` that is not retracted (production history), in one
     transaction that lists them once it holds the workspace's write lock: a value another session writes
     meanwhile is listed, as it committed first. History first, what is current last (no older value is
     current again in between); every one of them, or (one refused: another principal's, not_owner; or any
-    failure) none. Their change reports in that order."""
+    failure) none. Their change reports in that order. ``subject`` as ``list_beliefs`` resolves it (a person's
+    name names their subject), or only as given with ``exact_subject``."""
     with db.transaction() as c:
         c.execute(Q.lock_workspace)
-        standing = [b for b in list_beliefs(db, subject=subject, attribute=attribute, include_all=True, conn=c)
+        standing = [b for b in list_beliefs(db, subject=subject, attribute=attribute, include_all=True,
+                                             exact_subject=exact_subject, conn=c)
                     if b.status != "retracted"]
         standing.sort(key=lambda b: (b.status in ("current", "conflicting"), b.recorded_at))
         return [retract(db, belief=b.id, reason=reason, conn=c) for b in standing]

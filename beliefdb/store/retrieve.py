@@ -328,7 +328,7 @@ def _with_history(answers: list[Answer], rows: list[tuple[Any, ...]], as_of: dat
 
 def answers(db: Database, *, subject: str | None = None, attribute: str | None = None,
             ids: Sequence[UUID] | None = None, as_of: datetime | None = None,
-            include_fixtures: bool = False) -> list[Answer]:
+            include_fixtures: bool = False, exact_subject: bool = False) -> list[Answer]:
     """The beliefs ``list_beliefs`` gives for these arguments (the same truth filter), each as ask
     presents it: with its evidence and warnings, low confidence by the same policy. Nothing searched:
     score 1, no similarity, matched by nothing."""
@@ -336,7 +336,7 @@ def answers(db: Database, *, subject: str | None = None, attribute: str | None =
         as_of = check_moment(as_of, "as_of")
     with db.transaction() as c:
         found = list_beliefs(db, subject=subject, attribute=attribute, ids=ids, as_of=as_of,
-                             include_fixtures=include_fixtures, conn=c)
+                             include_fixtures=include_fixtures, exact_subject=exact_subject, conn=c)
         low = float(db.scalar(Q.low_confidence_threshold, None, c))
         rows = [Recalled(belief_id=b.id, score=1.0, similarity=None, vector_rank=None, text_rank=None,
                          name_rank=None, low_confidence=b.confidence < low) for b in found]
