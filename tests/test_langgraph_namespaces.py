@@ -1,7 +1,7 @@
 """A LangGraph namespace is exactly one subject (its labels joined by "."), as LangGraph's own stores
 act on exactly the namespace given: get, delete and search never reach another subject by reading the
 namespace as a person's name or ignoring its case, as the library's ``answers`` and
-``retract_attribute`` do for their own callers."""
+``retract_attribute`` do for their own callers. A search's filter is a mapping, else InvalidInput."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import beliefdb
+from beliefdb import errors
 from beliefdb.adapters.langgraph import BeliefStore
 
 
@@ -48,3 +49,13 @@ def test_delete_retracts_exactly_the_namespace_given(store: BeliefStore, bdb: be
     assert store.get(("Maya López",), "city") is None
     kept = store.get(("maya_lopez",), "city")
     assert kept is not None and kept.value["value"] == "Lisbon"
+
+
+@pytest.mark.parametrize("wanted", ["value", ["value"], 5])
+def test_a_filter_that_is_no_mapping_is_invalid_input(store: BeliefStore, wanted: Any) -> None:
+    store.put(("maya_lopez",), "city", city("Lisbon", "1"))
+    for query in (None, "where does she live?"):
+        with pytest.raises(errors.InvalidInput) as caught:
+            store.search(("maya_lopez",), query=query, filter=wanted)
+        message = caught.value.message
+        assert "filter" in message and type(wanted).__name__ in message and "\n" not in message, message

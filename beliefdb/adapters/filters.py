@@ -15,7 +15,8 @@ A filter maps fields of the item's value to conditions:
   ``{"scope": {"region": {"$ne": "EU"}}}``.
 
 Any other operator (``$in``, ``$nin``, ``$and``, ``$or``... which LangGraph's stores do not have
-either) and a comparison with an operand that is not a number or a string are refused by
+either), a comparison with an operand that is not a number or a string, and a filter that is no
+mapping (``filter="value"``, a list) are refused by
 :func:`check` before anything is read, in one line (``InvalidInput``).
 """
 
@@ -47,7 +48,11 @@ def _is_operators(condition: Any) -> bool:
 
 def check(wanted: Mapping[str, Any] | None) -> None:
     """Refuse a filter with an operator LangGraph does not have, or an ordering against an operand that
-    is not a finite number or a string, whether or not any item would reach that condition."""
+    is not a finite number or a string, whether or not any item would reach that condition; and a filter
+    that is no mapping of fields to conditions (a text, a list)."""
+    if wanted is not None and not isinstance(wanted, Mapping):
+        raise errors.InvalidInput(f"a search filter maps fields to conditions ({{'value': 5}}), not"
+                                  f" {type(wanted).__name__}")
     for field, condition in (wanted or {}).items():
         if str(field).startswith("$"):
             raise errors.InvalidInput(f"unknown filter operator {field!r}: a filter maps fields to conditions "
