@@ -710,7 +710,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.jobs(text,integer,bigint)",
         "beliefdb.lock_workspace()",
         "beliefdb.recall(text,beliefdb_ext.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
-        "double precision,real,integer)",
+        "double precision,real,integer,text[])",
         "beliefdb.recall_fragments(text,integer,timestamp with time zone,boolean,integer)",
         "beliefdb.record_embedding_model(text,integer)",
         "beliefdb.record_outcome(text,text,text)",

@@ -32,8 +32,9 @@ The mapping:
   the belief was recorded. ``get`` gives the most confident current belief of the key (several are
   current when they differ in scope or are in conflict: its warnings name the others, "also current
   for another scope: ..." or "open conflict with ..."; ``search`` lists each);
-* ``search(prefix, query=...)`` asks memory (``ask``: ranked, ``score`` set) and keeps the answers under
-  the prefix; without a query it lists the current beliefs under the prefix, newest first. ``filter``
+* ``search(prefix, query=...)`` asks memory (``ask``: ranked, ``score`` set) about the subjects under the
+  prefix only (``ask``'s ``subjects``), so it finds them however many other beliefs match better;
+  without a query it lists the current beliefs under the prefix, newest first. ``filter``
   matches the item values as LangGraph's stores do, comparing typed values
   (:mod:`beliefdb.adapters.filters`): a plain value is equality (``{"value": 5}``; an object matches
   the keys it names), and ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte`` compare numbers with
@@ -238,10 +239,17 @@ class BeliefStore(BaseStore):
 
     def _ask(self, query: str, prefix: tuple[str, ...], wanted_filter: dict[str, Any] | None,
              wanted: int) -> list[Answer]:
-        """Ask memory for enough answers under ``prefix`` that pass the filter: more each time, up to MAX_ASK."""
+        """Ask memory for enough answers under ``prefix`` that pass the filter: more each time, up to MAX_ASK.
+        Under a prefix, memory ranks the prefix's subjects only (``ask``'s ``subjects``): asked of the whole
+        workspace, hundreds of closer beliefs elsewhere left none of them among the best."""
+        subjects = None
+        if prefix:
+            subjects = sorted({b.subject for b in self.db.beliefs() if _under(namespace_of(b.subject), prefix)})
+            if not subjects:
+                return []
         k = max(wanted, 1)
         while True:
-            result = self.db.ask(query, k=k, min_confidence=self.min_confidence)
+            result = self.db.ask(query, k=k, min_confidence=self.min_confidence, subjects=subjects)
             if result.status == "memory_unavailable":  # never an empty list that looks like no match (rule 11)
                 raise errors.DatabaseUnavailable(result.reason or "memory unavailable")
             hits = [a for a in result.beliefs

@@ -188,9 +188,10 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
 
     async def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
                   scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
-                  embedder: str | None = None, run: str | UUID | None = None) -> AskResult:
+                  embedder: str | None = None, run: str | UUID | None = None,
+                  subjects: Sequence[str] | None = None) -> AskResult:
         return await self.call(self.sync.ask, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
-                               include_fixtures=include_fixtures, embedder=embedder, run=run)
+                               include_fixtures=include_fixtures, embedder=embedder, run=run, subjects=subjects)
 
     async def answers(self, *, subject: str | None = None, attribute: str | None = None,
                       ids: Sequence[UUID] | None = None, as_of: datetime | None = None,

@@ -610,10 +610,10 @@ select * from beliefdb.retract(%s, %s, %s, %s, %s);
 select * from beliefdb.retract_preview(%s, %s, %s, %s);
 
 -- recall --
--- Candidate beliefs for a question (vector, full text and subject name)
+-- Candidate beliefs for a question (vector, full text and subject name), of these subjects when given
 select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_confidence
   from beliefdb.recall(%(q)s, %(v)s, %(model)s, %(k)s, %(as_of)s, %(scope)s::jsonb,
-                       %(min_conf)s::real, %(fixtures)s, %(min_sim)s);
+                       %(min_conf)s::real, %(fixtures)s, %(min_sim)s, p_subjects => %(subjects)s::text[]);
 
 -- word_matches --
 -- Of these beliefs, those that share a word with the question (an English stem, or a word in another

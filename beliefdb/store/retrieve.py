@@ -26,7 +26,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
-from beliefdb.inputs import check_moment
+from beliefdb.inputs import check_moment, check_text
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
 from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
 from beliefdb.store.beliefs import list_beliefs
@@ -232,8 +232,9 @@ def _embed_question(db: Database, question: str, embedder: Embedder | str | None
 
 def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = None,
         scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
-        embedder: Embedder | str | None = None) -> AskResult:
-    """Answer from memory: the current beliefs that match, with evidence and warnings."""
+        embedder: Embedder | str | None = None, subjects: Sequence[str] | None = None) -> AskResult:
+    """Answer from memory: the current beliefs that match, with evidence and warnings; of ``subjects``
+    only when given (each as given: recall filters each search by them)."""
     if not question.strip():
         raise errors.InvalidInput("ask needs a question")
     if len(question) > MAX_QUESTION:
@@ -245,13 +246,19 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         raise errors.InvalidInput(f"{errors.argument('min_confidence')} must be between 0 and 1, not {min_confidence}")
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
+    if subjects is not None:  # (a text alone is a sequence of its characters: one subject each)
+        subjects = list(subjects) if not isinstance(subjects, str) and isinstance(subjects, Sequence) else None
+        if subjects is None or not all(isinstance(s, str) for s in subjects):
+            raise errors.InvalidInput(f"{errors.argument('subjects')} takes a list of subjects, each a str")
+        check_text(subjects, errors.argument("subjects"))
     try:
         with db.transaction() as c:
             vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)
             rows: list[Recalled] = _reads(c, (Recalled, Q.recall,
                 {"q": question, "v": Vector(vector) if vector is not None else None, "model": model, "k": k,
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
-                 "fixtures": include_fixtures, "min_sim": min_similarity}))[0]
+                 "fixtures": include_fixtures, "min_sim": min_similarity,
+                 "subjects": None if subjects is None else list(subjects)}))[0]
             # too few beliefs the question's words match (a vector neighbour, or the name of the
             # person a belief is about, alone, is no match: word_matches): the text no belief was
             # extracted from fills the places left, labelled as such, before the beliefs that do

@@ -52,6 +52,12 @@ comment on function beliefdb.recallable(beliefdb.belief, timestamptz, jsonb, boo
 -- (the vector index's iterative scan: _vector_candidates). p_embedding null = text only. Ranked: not low confidence first, then
 -- fused score. Vector hits count only above p_min_similarity (thresholds are per model). p_scope: the
 -- situation asked about, an object of named text conditions (null or {}: none); any other is BD005.
+-- p_subjects: only beliefs about these subjects, each as given (null: any), filtered inside each search
+-- as the truth filter is, so the best of them come back however many other beliefs match better (a
+-- LangGraph store's search under a namespace prefix).
+-- (the signature before p_subjects, replaced)
+drop function if exists beliefdb.recall(text, vector, text, integer, timestamptz, jsonb, real, boolean, double precision,
+                                        real, integer);
 create or replace function beliefdb.recall(
     p_question text,
     p_embedding vector default null,
@@ -63,7 +69,8 @@ create or replace function beliefdb.recall(
     p_include_fixtures boolean default false,
     p_min_similarity double precision default 0,
     p_low_confidence real default null,
-    p_candidates integer default 40)
+    p_candidates integer default 40,
+    p_subjects text[] default null)
 returns table (belief_id uuid, score double precision, similarity double precision, vector_rank integer,
                text_rank integer, name_rank integer, low_confidence boolean)
 language plpgsql
@@ -106,7 +113,8 @@ begin
                coalesce(array_agg(c.similarity order by c.rank), '{}')
           into v_vector_ids, v_vector_sims
           from beliefdb._vector_candidates(p_embedding, v_ws, p_model, p_min_confidence, p_as_of, p_scope,
-                                           p_include_fixtures, p_candidates, p_min_similarity) c;
+                                           p_include_fixtures, p_candidates, p_min_similarity,
+                                           p_subjects => p_subjects) c;
     end if;
 
     -- words that may name a subject: not a stop word, and not common in the workspace (a common
@@ -133,6 +141,7 @@ begin
                   from (select b0.id, b0.search from beliefdb.belief b0
                          where v_nominate is not null and b0.search @@ v_nominate
                            and b0.workspace_id is not distinct from v_ws
+                           and (p_subjects is null or b0.subject = any (p_subjects))
                            -- (as of a moment, the confidence of then is asked below, of the candidates)
                            and (p_as_of is not null or b0.confidence >= p_min_confidence)
                            and (p_as_of is not null or b0.status in ('current', 'conflicting'))
@@ -164,6 +173,7 @@ begin
                            -- (contact / contract_...) is not rechecked thousands of times
                            and b.subject ilike '%' || left(w.w, 5) || '%'
                            and b.workspace_id is not distinct from v_ws
+                           and (p_subjects is null or b.subject = any (p_subjects))
                            and (p_as_of is not null or b.confidence >= p_min_confidence)
                            and (p_as_of is not null or b.status in ('current', 'conflicting'))
                          limit 50) b
@@ -263,7 +273,7 @@ begin
      limit p_k;
 end
 $$;
-comment on function beliefdb.recall(text, vector, text, integer, timestamptz, jsonb, real, boolean, double precision, real, integer) is 'Hybrid recall (vector, full text, subject names; reciprocal rank fusion) with the truth filter applied inside every search';
+comment on function beliefdb.recall(text, vector, text, integer, timestamptz, jsonb, real, boolean, double precision, real, integer, text[]) is 'Hybrid recall (vector, full text, subject names; reciprocal rank fusion) with the truth filter applied inside every search, of the subjects given when given';
 
 -- When a value was replaced, as a reader dates it: when its replacement became valid (a turn's date),
 -- if that is after the replaced value became valid; else (no valid time, or a stronger source that

@@ -102,7 +102,7 @@ grant execute on function beliefdb.job_take(text) to beliefdb_app;
 grant execute on function beliefdb.jobs(text,integer,bigint) to beliefdb_app;
 grant execute on function beliefdb.latest_outcome(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.lock_workspace() to beliefdb_app;
-grant execute on function beliefdb.recall(text,vector,text,integer,timestamp with time zone,jsonb,real,boolean,double precision,real,integer) to beliefdb_app;
+grant execute on function beliefdb.recall(text,vector,text,integer,timestamp with time zone,jsonb,real,boolean,double precision,real,integer,text[]) to beliefdb_app;
 grant execute on function beliefdb.recall_warnings(uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.refresh_ranking_stats(boolean) to beliefdb_app;
 grant execute on function beliefdb.replaced_on(tstzrange,tstzrange,timestamp with time zone) to beliefdb_app;

@@ -68,11 +68,15 @@ comment on function beliefdb._ivfflat_probes(integer, integer) is 'How many IVFF
 -- vector of the workspace). Over an IVFFlat index on halfvec, the index returns 4 candidates per
 -- one kept and they are re-ranked by the full-precision distance (half precision moves a distance
 -- by ~1e-4; neighbours can be closer than that). p_ef_search and p_probes override the search
--- width (hnsw.ef_search, ivfflat.probes) for the benchmark; null = recall's own.
+-- width (hnsw.ef_search, ivfflat.probes) for the benchmark; null = recall's own. p_subjects: only
+-- beliefs about these subjects, as given (null: any), filtered inside the scan as the truth filter is.
+-- (the signature before p_subjects, replaced)
+drop function if exists beliefdb._vector_candidates(vector, uuid, text, real, timestamptz, jsonb, boolean, integer,
+                                                    double precision, integer, integer);
 create or replace function beliefdb._vector_candidates(
     p_embedding vector, p_workspace_id uuid, p_model text, p_min_confidence real, p_as_of timestamptz,
     p_scope jsonb, p_include_fixtures boolean, p_candidates integer, p_min_similarity double precision,
-    p_ef_search integer default null, p_probes integer default null)
+    p_ef_search integer default null, p_probes integer default null, p_subjects text[] default null)
 returns table (belief_id uuid, similarity double precision, rank integer)
 language plpgsql security definer
 -- pgvector's types, operators and vector_dims wherever the extension is installed
@@ -129,6 +133,7 @@ begin
                                        where b.workspace_id = e.workspace_id and b.id = e.belief_id offset 0) k
                  where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
                    and beliefdb.recallable(k.b, $5, $6, $7)
+                   and ($10::text[] is null or (k.b).subject = any ($10::text[]))
                    -- (as of a moment, the confidence of then: stored confidence is today's)
                    and case when $5 is null then (k.b).confidence >= $4
                             else $4 <= 0 or beliefdb.confidence_at(k.b, $5) >= $4 end
@@ -142,10 +147,10 @@ begin
         case when v_exact or v_lists is null then 1 else 4 end)
       into v_ids, v_sims
       using p_embedding, p_workspace_id, p_model, p_min_confidence, p_as_of, p_scope, p_include_fixtures,
-            p_candidates, p_min_similarity;
+            p_candidates, p_min_similarity, p_subjects;
     perform set_config('enable_sort', v_sort, true);
     perform set_config('work_mem', v_work_mem, true);
     return query select u.id, u.sim, u.n::integer from unnest(v_ids, v_sims) with ordinality u (id, sim, n);
 end
 $$;
-comment on function beliefdb._vector_candidates(vector, uuid, text, real, timestamptz, jsonb, boolean, integer, double precision, integer, integer) is 'recall''s vector search: the nearest truth-filtered candidates, exact in a workspace of at most 2,000 vectors, else by the dimension''s vector index (halfvec re-ranked exactly)';
+comment on function beliefdb._vector_candidates(vector, uuid, text, real, timestamptz, jsonb, boolean, integer, double precision, integer, integer, text[]) is 'recall''s vector search: the nearest truth-filtered candidates, exact in a workspace of at most 2,000 vectors, else by the dimension''s vector index (halfvec re-ranked exactly)';

@@ -1,0 +1,62 @@
+"""A LangGraph search with a query ranks within its prefix: ``search(("shop",), query=...)`` finds the
+shop's items however many other beliefs of the workspace the question matches better. It asked memory
+for the best answers of the whole workspace (at most 200, each search path nominating ~40) and kept
+those under the prefix afterwards: with hundreds of closer beliefs elsewhere, nothing was left."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.adapters.langgraph import BeliefStore
+
+OTHERS = 400
+
+
+def _crowd(db: beliefdb.BeliefDB) -> None:
+    """Beliefs elsewhere that the question matches better than the shop's own: one a document."""
+    docs = [(f"catalog/{n}.md", f"The limit of widget X model {n} is {n} units.\n") for n in range(OTHERS)]
+    db.bulk_ingest(*docs, authority="official")
+
+
+def test_a_search_with_a_query_finds_the_items_of_its_prefix(bdb: beliefdb.BeliefDB) -> None:
+    _crowd(bdb)
+    assert len(bdb.beliefs()) >= OTHERS
+    store = BeliefStore(bdb)
+    store.put(("shop",), "widget_limit", {"value": 12, "quote": "at most 12 widgets per order", "source": "shop/1",
+                                          "text": "Shop: at most 12 widgets per order."})
+    assert [i.key for i in store.search(("shop",))] == ["widget_limit"]
+    started = time.monotonic()
+    hits = store.search(("shop",), query="limit of widget X")
+    assert [(i.namespace, i.key, i.value["value"]) for i in hits] == [(("shop",), "widget_limit", 12)]
+    assert hits[0].score is not None and time.monotonic() - started < 10
+    # the whole workspace still ranks the crowd first, and a prefix nothing is under finds nothing
+    assert store.search((), query="limit of widget X", limit=3)[0].namespace != ("shop",)
+    assert store.search(("nobody",), query="limit of widget X") == []
+
+
+@pytest.mark.parametrize("prefix", [("shop",), ("shop", "eu")])
+def test_a_prefix_search_keeps_to_subjects_under_the_prefix(bdb: beliefdb.BeliefDB, prefix: tuple[str, ...]) -> None:
+    store = BeliefStore(bdb)
+    for ns, turn in ((("shop",), 1), (("shop", "eu"), 2), (("shopping",), 3), (("shop_eu",), 4)):
+        store.put(ns, "order_cap", {"value": turn, "quote": f"cap {turn}", "source": f"s/{turn}",
+                                    "text": f"The widget cap {turn} per order."})
+    found = {i.namespace for i in store.search(prefix, query="widget cap per order", limit=10)}
+    assert found == {("shop",), ("shop", "eu")} if prefix == ("shop",) else found == {("shop", "eu")}
+
+
+def test_ask_of_subjects_ranks_those_subjects_only(bdb: beliefdb.BeliefDB) -> None:
+    _crowd(bdb)
+    store = BeliefStore(bdb)
+    store.put(("shop",), "widget_limit", {"value": 12, "quote": "at most 12 widgets per order", "source": "shop/1",
+                                          "text": "Shop: at most 12 widgets per order."})
+    assert "shop" not in {a.belief.subject for a in bdb.ask("limit of widget X", k=50).beliefs}
+    answer = bdb.ask("limit of widget X", k=50, subjects=["shop", "widget_x_model_7"])
+    assert {a.belief.subject for a in answer.beliefs} == {"shop", "widget_x_model_7"}, answer.beliefs
+    assert bdb.ask("limit of widget X", subjects=["nobody"]).status == "no_match"
+    for wrong in ("shop", [1], ["sh\ud800op"]):
+        with pytest.raises(errors.InvalidInput, match=r"^subjects="):
+            bdb.ask("limit of widget X", subjects=wrong)  # type: ignore[arg-type]
