@@ -33,7 +33,7 @@ class BulkReport:
 
     @property
     def superseded(self) -> int:
-        """Beliefs superseded by the new versions (rule 8)."""
+        """Beliefs superseded by the new versions (rule 8 of docs/rules.md)."""
         return sum(len(r.superseded) for r in self.reports)
 
     @property

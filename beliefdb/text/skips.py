@@ -148,9 +148,9 @@ FORGOTTEN: Final = "forgotten before in this source: masked where it is stored a
 def forgotten_out(skipped: Sequence[Skipped], warnings: Sequence[ExtractionWarning],
                   spans: Sequence[tuple[int, int]]) -> tuple[list[Skipped], list[ExtractionWarning]]:
     """``skipped`` and ``warnings`` without the words of ``spans``, what the database masked of the text as
-    forgotten (rule 14; listing them would repeat them): a sentence within them is listed as ``forgotten``,
-    its quote empty (not as a sentence skipped and kept); one partly within them has those characters
-    masked as they are stored; a warning over them goes."""
+    forgotten (rule 14 of docs/rules.md; listing them would repeat them): a sentence within them is listed
+    as ``forgotten``, its quote empty (not as a sentence skipped and kept); one partly within them has those
+    characters masked as they are stored; a warning over them goes."""
     if not spans:
         return list(skipped), list(warnings)
 
