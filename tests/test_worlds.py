@@ -335,6 +335,22 @@ def test_a_step_resting_on_fixture_material_never_deletes_a_production_memory(bd
     assert {d.id: d.status for d in bdb.decisions()} == {decision.id: "needs_review"}
 
 
+def test_a_source_label_is_fixed_once_an_agents_step_rests_on_it(bdb: beliefdb.BeliefDB,
+                                                                 postgresql: psycopg.Connection[Any]) -> None:
+    """A step citing a quote of a source with no belief stores the source's world (revision 0049): were the
+    source relabelled fixture after it, what later steps wrote through that step would stay production."""
+    bdb.ingest_text("Hello there, nothing to extract here\n", source="s.md", extractor="none")
+    row = postgresql.execute("select f.id from beliefdb.fragment f join beliefdb.source_version v"
+                             " on v.workspace_id = f.workspace_id and v.id = f.source_version_id"
+                             " join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id"
+                             " where s.name = 's.md'").fetchone()
+    assert row is not None
+    bdb.record_step("claim", inputs=[("cites", str(row[0]))])
+    with pytest.raises(errors.InvalidInput, match="its label cannot change"):
+        bdb.ingest_text("Hello there, nothing to extract here\nMore words\n", source="s.md", label="fixture",
+                        extractor="none")
+
+
 def test_a_memory_resting_on_a_fixture_quote_is_a_fixture(bdb: beliefdb.BeliefDB) -> None:
     """A step may cite a fragment (a quote) as well as a belief: one of a fixture source made a production
     memory, which a production decision then rested on."""

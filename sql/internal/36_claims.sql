@@ -1224,13 +1224,19 @@ begin
            join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
            join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           where e.workspace_id = p_workspace_id and v.source_id = p_source_id;
-        -- and a label says which world its beliefs belong to (rule 15): fixed once any rests on it
+        -- and a label says which world its beliefs belong to (rule 15): fixed once any rests on it, or
+        -- an agent's step cites one of its quotes (the step stores the world it had: step.world)
         if p_text ->> 'provenance' is not null and p_text ->> 'provenance' <> v_source.provenance::text
-           and exists (select from beliefdb.evidence e
-                         join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-                         join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-                        where e.workspace_id = p_workspace_id and v.source_id = p_source_id) then
-            raise exception 'source % is labelled %: beliefs rest on it in that world, so its label cannot change (ingest the text under another source name)',
+           and (exists (select from beliefdb.evidence e
+                          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                         where e.workspace_id = p_workspace_id and v.source_id = p_source_id)
+                or exists (select from beliefdb.source_version v
+                             join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
+                            where v.workspace_id = p_workspace_id and v.source_id = p_source_id
+                              and exists (select from beliefdb.justification_antecedent a
+                                           where a.workspace_id = f.workspace_id and a.antecedent = f.id))) then
+            raise exception 'source % is labelled %: beliefs or an agent''s steps rest on it in that world, so its label cannot change (ingest the text under another source name)',
                 v_source.name, v_source.provenance using errcode = 'BD005';
         end if;
         v_reweighed := p_text ->> 'authority' is not null and p_text ->> 'authority' <> v_source.authority::text;
