@@ -57,6 +57,11 @@ def test_ask_of_subjects_ranks_those_subjects_only(bdb: beliefdb.BeliefDB) -> No
     answer = bdb.ask("limit of widget X", k=50, subjects=["shop", "widget_x_model_7"])
     assert {a.belief.subject for a in answer.beliefs} == {"shop", "widget_x_model_7"}, answer.beliefs
     assert bdb.ask("limit of widget X", subjects=["nobody"]).status == "no_match"
+    # nor text of another subject no belief was extracted from, in its fragments or its context
+    bdb.ingest_text("Some unrelated words about Lisbon weather and the harbour.\n", source="b.md")
+    assert bdb.ask("Lisbon harbour weather").fragments  # (asked of no subject: the text fills the answer)
+    other = bdb.ask("Lisbon harbour weather", subjects=["nobody"])
+    assert (other.fragments, other.context) == ([], ""), other
     for wrong in ("shop", [1], ["sh\ud800op"]):
         with pytest.raises(errors.InvalidInput, match=r"^subjects="):
             bdb.ask("limit of widget X", subjects=wrong)  # type: ignore[arg-type]

@@ -234,7 +234,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
         embedder: Embedder | str | None = None, subjects: Sequence[str] | None = None) -> AskResult:
     """Answer from memory: the current beliefs that match, with evidence and warnings; of ``subjects``
-    only when given (each as given: recall filters each search by them)."""
+    only when given (each as given: recall filters each search by them), and then no unextracted text,
+    which is about no subject."""
     if not question.strip():
         raise errors.InvalidInput("ask needs a question")
     if len(question) > MAX_QUESTION:
@@ -274,7 +275,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
             reads: dict[str, Read] = {}
             if shown:
                 reads["history"] = (None, Q.recall_history, {"ids": shown, "as_of": as_of, "depth": MAX_HISTORY})
-            if matched < k:
+            # (text no belief was extracted from is about no subject: none when the question is of some)
+            if matched < k and subjects is None:
                 reads["fragments"] = (FragmentHit, Q.recall_fragments,
                                       {"q": question, "k": k - matched, "as_of": as_of, "fixtures": include_fixtures})
             got = dict(zip(reads, _reads(c, *reads.values()), strict=True)) if reads else {}
