@@ -6,7 +6,9 @@ those under the prefix afterwards: with hundreds of closer beliefs elsewhere, no
 from __future__ import annotations
 
 import time
+from typing import Any
 
+import psycopg
 import pytest
 
 import beliefdb
@@ -65,3 +67,30 @@ def test_ask_of_subjects_ranks_those_subjects_only(bdb: beliefdb.BeliefDB) -> No
     for wrong in ("shop", [1], ["sh\ud800op"]):
         with pytest.raises(errors.InvalidInput, match=r"^subjects="):
             bdb.ask("limit of widget X", subjects=wrong)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_recall_of_subjects_finds_their_vectors_however_many_others_are_nearer(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A search by the vector index filtered by subject stops at the index's scan limits: a subject whose
+    vector is the farthest from the question, behind 24,000 nearer ones, was not found. The vectors of the
+    subjects asked about, when few, are searched exactly."""
+    lines = "".join(f"Item {n} colour: red\n" for n in range(24000)) + "Target colour: blue\n"
+    bdb.bulk_ingest(("items.md", lines), embed=False)
+    near = "[" + ",".join(["1"] * 384) + "]"
+    far = "[" + ",".join(["-1"] * 384) + "]"
+    postgresql.execute("""
+        insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding)
+        select b.workspace_id, b.id, 'test-model',
+               (case when b.subject = 'target' then %s
+                     else (select array_agg(1 + (random() - 0.5) / 10) from generate_series(1, 384))::real[]
+                              ::beliefdb_ext.vector::text end)::beliefdb_ext.vector
+          from beliefdb.belief b""", (far,))
+    postgresql.commit()
+    query = ("select b.subject from beliefdb.recall('zzqx wvvy', %s::beliefdb_ext.vector, 'test-model', 5,"
+             " p_min_similarity => -1, p_subjects => array['target']) r join beliefdb.belief b on b.id = r.belief_id")
+    with bdb.database.transaction() as c:
+        # (a workspace of more than 10 vectors is not searched exactly; the index scan stops at
+        # hnsw.max_scan_tuples, 20,000, before the farthest)
+        c.execute("select set_config('beliefdb.exact_vector_search_max', '10', true)")
+        assert c.execute(query, (near,)).fetchall() == [("target",)]

@@ -103,6 +103,33 @@ begin
     v_exact := (select count(*) from (select from beliefdb.belief_embedding e
                                        where e.workspace_id = p_workspace_id and e.model = p_model
                                        limit v_exact_max + 1) e) <= v_exact_max;
+    -- The beliefs of given subjects, when they have at most as many vectors, are searched exactly
+    -- from their subjects (belief_subject_attribute): an index scan filtered by subject stops at its
+    -- scan limits (hnsw.max_scan_tuples, ivfflat.max_probes) before reaching a subject whose vectors
+    -- are far from the question, however many other vectors are nearer.
+    if not v_exact and p_subjects is not null
+       and (select count(*) from (select from beliefdb.belief b
+                                    join beliefdb.belief_embedding e
+                                      on e.workspace_id = b.workspace_id and e.belief_id = b.id and e.model = p_model
+                                   where b.workspace_id = p_workspace_id and b.subject = any (p_subjects)
+                                   limit v_exact_max + 1) x) <= v_exact_max then
+        return query
+            select x.belief_id, 1 - x.distance, (row_number() over (order by x.distance, x.belief_id))::integer
+              from (select b.id as belief_id, e.embedding <=> p_embedding as distance
+                      from beliefdb.belief b
+                      join beliefdb.belief_embedding e
+                        on e.workspace_id = b.workspace_id and e.belief_id = b.id and e.model = p_model
+                     where b.workspace_id = p_workspace_id and b.subject = any (p_subjects)
+                       and vector_dims(e.embedding) = v_dim
+                       and beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+                       and case when p_as_of is null then b.confidence >= p_min_confidence
+                                else p_min_confidence <= 0 or beliefdb.confidence_at(b, p_as_of) >= p_min_confidence end
+                     order by distance, b.id
+                     limit p_candidates) x
+             where 1 - x.distance >= p_min_similarity
+             order by x.distance, x.belief_id;
+        return;
+    end if;
     perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
     -- a wide candidate list: the questions' true neighbours are a few beliefs apart from the mass
     -- of a store, and a narrow greedy search misses them (bench/retrieval at 100k: recall@10 0.42
@@ -153,4 +180,4 @@ begin
     return query select u.id, u.sim, u.n::integer from unnest(v_ids, v_sims) with ordinality u (id, sim, n);
 end
 $$;
-comment on function beliefdb._vector_candidates(vector, uuid, text, real, timestamptz, jsonb, boolean, integer, double precision, integer, integer, text[]) is 'recall''s vector search: the nearest truth-filtered candidates, exact in a workspace of at most 2,000 vectors, else by the dimension''s vector index (halfvec re-ranked exactly)';
+comment on function beliefdb._vector_candidates(vector, uuid, text, real, timestamptz, jsonb, boolean, integer, double precision, integer, integer, text[]) is 'recall''s vector search: the nearest truth-filtered candidates, exact in a workspace of at most 2,000 vectors or over the given subjects'' when they have at most as many, else by the dimension''s vector index (halfvec re-ranked exactly)';
