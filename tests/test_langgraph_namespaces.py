@@ -59,3 +59,18 @@ def test_a_filter_that_is_no_mapping_is_invalid_input(store: BeliefStore, wanted
             store.search(("maya_lopez",), query=query, filter=wanted)
         message = caught.value.message
         assert "filter" in message and type(wanted).__name__ in message and "\n" not in message, message
+
+
+def test_subjects_lists_current_subjects_under_a_prefix_by_its_labels(bdb: beliefdb.BeliefDB) -> None:
+    """What a namespace prefix stands for, read by the database (the store listed every current belief
+    in Python for each search and each listing of namespaces): the subject itself and those below it."""
+    store = BeliefStore(bdb)
+    for n, namespace in enumerate([("shop",), ("shop", "eu"), ("shopping",), ("shop_x",), ("sh%p",)]):
+        store.put(namespace, "colour", {"value": f"colour {n}", "quote": f"colour {n}", "source": f"s/{n}",
+                                        "text": f"The colour is colour {n}."})
+    assert bdb.subjects() == sorted(b.subject for b in bdb.beliefs())
+    assert bdb.subjects(under="shop") == ["shop", "shop.eu"]
+    assert bdb.subjects(under="sh%p") == ["sh%p"] and bdb.subjects(under="shop_") == []  # (no pattern)
+    assert bdb.subjects(under="nobody") == []
+    with pytest.raises(errors.InvalidInput):
+        bdb.subjects(under="")

@@ -244,7 +244,7 @@ class BeliefStore(BaseStore):
         workspace, hundreds of closer beliefs elsewhere left none of them among the best."""
         subjects = None
         if prefix:
-            subjects = sorted({b.subject for b in self.db.beliefs() if _under(namespace_of(b.subject), prefix)})
+            subjects = self.db.subjects(under=subject_of(prefix))
             if not subjects:
                 return []
         k = max(wanted, 1)
@@ -259,7 +259,7 @@ class BeliefStore(BaseStore):
             k = min(k * 4, MAX_ASK)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        namespaces = {namespace_of(b.subject) for b in self.db.beliefs()}
+        namespaces = {namespace_of(subject) for subject in self.db.subjects()}
         conditions = op.match_conditions or ()
         chosen = [ns for ns in namespaces if all(_does_match(c, ns) for c in conditions)]
         if op.max_depth is not None:

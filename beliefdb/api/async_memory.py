@@ -193,6 +193,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         return await self.call(self.sync.ask, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
                                include_fixtures=include_fixtures, embedder=embedder, run=run, subjects=subjects)
 
+    async def subjects(self, *, under: str | None = None, include_fixtures: bool = False) -> list[str]:
+        return await self.call(self.sync.subjects, under=under, include_fixtures=include_fixtures)
+
     async def answers(self, *, subject: str | None = None, attribute: str | None = None,
                       ids: Sequence[UUID] | None = None, as_of: datetime | None = None,
                       include_fixtures: bool = False, exact_subject: bool = False) -> list[Answer]:

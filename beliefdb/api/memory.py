@@ -149,6 +149,11 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute, include_all=include_all,
                                     as_of=as_of, include_fixtures=include_fixtures, limit=limit, after=after)
 
+    def subjects(self, *, under: str | None = None, include_fixtures: bool = False) -> list[str]:
+        """The subjects current beliefs are about, sorted, production only unless ``include_fixtures``;
+        ``under``: only that subject and those below it (``under.`` then anything, compared as text)."""
+        return beliefs.subjects(self.database, under=under, include_fixtures=include_fixtures)
+
     def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False,
             run: str | UUID | None = None) -> Why:
         """A belief with its evidence, confidence factors, supersession history and what was built on it;

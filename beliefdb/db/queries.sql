@@ -46,6 +46,15 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
  order by b.subject, b.attribute, b.recorded_at, b.id
  limit %(limit)s;
 
+-- current_subjects --
+-- The subjects of the bound workspace's current beliefs (production only unless fixtures), sorted; with under, that subject and those below it (under and a dot, then anything: compared as text, not as a pattern)
+select distinct b.subject
+  from beliefdb.current_beliefs b
+ where (%(under)s::text is null or b.subject = %(under)s
+        or pg_catalog.left(b.subject, pg_catalog.length(%(under)s) + 1) = %(under)s || '.')
+   and (%(fixtures)s or b.provenance = 'production')
+ order by b.subject;
+
 -- beliefs_all --
 -- Every belief with its status, filtered like beliefs_current (evidence counted by as_of, now when null)
 select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,

@@ -34,6 +34,16 @@ from beliefdb.text.naming import speaker_subject
 MAX_PAGE = 100_000
 
 
+def subjects(db: Database, *, under: str | None = None, include_fixtures: bool = False,
+             conn: psycopg.Connection[Any] | None = None) -> list[str]:
+    """The subjects of current beliefs, sorted; ``under``: that subject and those below it (``under.``)."""
+    if under is not None and not under.strip():
+        raise errors.InvalidInput(f"{errors.argument('under')} is blank: give a subject, or leave it out for all")
+    rows = db.fetch_all(lambda subject: str(subject), Q.current_subjects,
+                        {"under": under, "fixtures": include_fixtures}, conn)
+    return list(rows)
+
+
 def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | None = None,
                  include_all: bool = False, as_of: datetime | None = None, include_fixtures: bool = False,
                  ids: Sequence[UUID] | None = None, limit: int | None = None, after: str | UUID | None = None,
