@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from os import PathLike, fspath
 from typing import Any
@@ -61,18 +61,20 @@ def unstorable_in(value: Any) -> str | None:
     """Why a JSON-like value (strings, and lists and objects of them, keys included) cannot be stored,
     or None. Walked without recursion, so a value nested deeper than Python's recursion limit is
     answered too (:func:`check_json` refuses it)."""
+    return next((why for text in _texts_in(value) if (why := unstorable(text)) is not None), None)
+
+
+def _texts_in(value: Any) -> Iterator[str]:
+    """The strings of a JSON-like value (keys included), in order, walked without recursion."""
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            why = unstorable(item)
-            if why is not None:
-                return why
+            yield item
         elif isinstance(item, Mapping):
             pending.extend(reversed([part for pair in item.items() for part in pair]))
         elif isinstance(item, (list, tuple)):
             pending.extend(reversed(item))
-    return None
 
 
 #: how many levels a JSON value a caller gives (an agent step's payload) may nest: deeper ones are
@@ -156,17 +158,9 @@ def check_utf8(value: Any, where: str) -> None:
     """InvalidInput naming ``where`` when ``value`` (text, or lists and objects of it, keys included) holds
     text that is not valid UTF-8 (a lone surrogate, which psycopg cannot send); a NUL is left to the
     database's refusal, which every door words alike ("PostgreSQL text fields cannot contain NUL")."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            why = _not_utf8(item)
-            if why is not None:
-                raise InvalidInput(f"{where}: {why}")
-        elif isinstance(item, Mapping):
-            pending.extend(reversed([part for pair in item.items() for part in pair]))
-        elif isinstance(item, (list, tuple)):
-            pending.extend(reversed(item))
+    why = next((why for text in _texts_in(value) if (why := _not_utf8(text)) is not None), None)
+    if why is not None:
+        raise InvalidInput(f"{where}: {why}")
 
 
 def local(value: datetime) -> datetime:
