@@ -393,3 +393,24 @@ def test_a_submitted_payload_records_no_forgotten_lines(bdb: beliefdb.BeliefDB,
     assert payload == {"source": "s.md", "text": "Returns ok.\n"}
     assert bdb.work(stop_when_empty=True, embed=False).done == 1
     assert postgresql.execute("select count(*) from beliefdb.redaction").fetchone() == (0,)
+
+
+def test_a_queued_text_a_forget_masked_cannot_be_cancelled_out_of_what_keeps_it_forgotten(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Cancelling a job deletes its text and the record of the lines a forget masked in it: the export
+    ingested again afterwards stored the forgotten words in clear. The cancel is refused, saying why."""
+    bdb.ingest_text(NOTE, source="badge.md", embed=False)
+    (job,) = bdb.submit(text=QUEUED, source="badge.md")
+    postgresql.commit()
+    assert bdb.forget(subject="dana").jobs == 1
+    for by in ({"source": "badge.md"}, {}):
+        with pytest.raises(beliefdb.errors.InvalidInput, match="a forget masked"):
+            bdb.cancel(*([] if by else [job]), **by)
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    again = bdb.ingest_text(QUEUED, source="badge.md", embed=False)
+    assert again.accepted == [] or all("4471" not in a.value for a in again.accepted)
+    postgresql.commit()
+    assert "4471" not in kept_text(postgresql)
+    # a job nothing was masked in is cancelled as before
+    queued = bdb.submit(text="The badge office is on floor 3.\n", source="office.md")
+    assert bdb.cancel(source="office.md") == queued

@@ -318,6 +318,17 @@ begin
             raise exception 'no queued or failed job of source %', p_source using errcode = 'BD004';
         end if;
     end if;
+    -- the record of the lines a forget masked in a job's text goes with the job: the same text ingested
+    -- again would be stored in clear (rule 14). Its worker stores it masked, keeping the record.
+    select j.id, j.payload ->> 'source' as source into v_other
+      from beliefdb.job j
+     where j.workspace_id = v_ws and j.id = any(v_ids) and j.payload ? 'forgotten_lines'
+     order by j.id
+     limit 1;
+    if v_other.id is not null then
+        raise exception 'job % holds text of % that a forget masked: cancelling it would drop the record that keeps those words forgotten if the text comes back; let a worker store it masked (beliefdb worker), then retract or forget that version if it is not wanted',
+            v_other.id, v_other.source using errcode = 'BD005';
+    end if;
     -- a worker holds the row of the job it runs (job_take): what this session cannot lock is running
     v_free := array(select j.id from beliefdb.job j
                      where j.workspace_id = v_ws and j.id = any(v_ids) and j.status in ('queued', 'failed')
@@ -333,7 +344,7 @@ begin
     return query select u.id from pg_catalog.unnest(v_ids) u(id);
 end
 $$;
-comment on function beliefdb.job_cancel(bigint[], text) is 'Delete queued or failed jobs (by id, or every one of a source name) with their starts and text; the ids cancelled';
+comment on function beliefdb.job_cancel(bigint[], text) is 'Delete queued or failed jobs (by id, or every one of a source name) with their starts and text, but none whose text a forget masked; the ids cancelled';
 
 -- The workspace's jobs, newest first (of p_status only, when given; only those before the job p_before,
 -- the last of the page before, when given): a queued job a live worker holds is shown running; attempts
