@@ -68,7 +68,7 @@ def test_subjects_lists_current_subjects_under_a_prefix_by_its_labels(bdb: belie
     for n, namespace in enumerate([("shop",), ("shop", "eu"), ("shopping",), ("shop_x",), ("sh%p",)]):
         store.put(namespace, "colour", {"value": f"colour {n}", "quote": f"colour {n}", "source": f"s/{n}",
                                         "text": f"The colour is colour {n}."})
-    assert bdb.subjects() == sorted(b.subject for b in bdb.beliefs())
+    assert sorted(bdb.subjects()) == sorted({b.subject for b in bdb.beliefs()})  # (in the server's collation)
     assert bdb.subjects(under="shop") == ["shop", "shop.eu"]
     assert bdb.subjects(under="sh%p") == ["sh%p"] and bdb.subjects(under="shop_") == []  # (no pattern)
     assert bdb.subjects(under="nobody") == []

@@ -172,7 +172,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`). A question is at most
         2,000 characters (``retrieve.MAX_QUESTION``: the embedder reads at most its window of it). ``subjects``:
         only beliefs about these subjects (each exactly as given), the best of them however many others match
-        better."""
+        better, and no unextracted text (it is about no subject)."""
         answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=check_scope(scope),
                               min_confidence=min_confidence, include_fixtures=include_fixtures, embedder=embedder,
                               subjects=subjects)
