@@ -45,12 +45,12 @@ comment on function beliefdb.supporting_quotes(uuid, uuid) is 'The quotes that s
 
 -- Whether the reviewer's text of the correction that made a belief (rule 6: its one fragment) still
 -- supports it (rule 2: the fragment not retracted, of a version in force), now or, given p_at, then
--- (as it stood then: beliefdb.fragment_stood_at). A correction's
+-- (retracted then: beliefdb.retraction_period; in force then: beliefdb.in_force_at). A correction's
 -- weight (confidence_policy correction/human_correction) counts only while it does (rule 9); without
 -- it the replacement's confidence is what still supports it. The one test of that for the live
 -- confidence (confidence_factors, beliefdb._confidences) and the one as of a moment
 -- (confidence_factors_at). False for a belief no correction made. Reads only; granted, as
--- confidence_factors, which calls it, is. (plpgsql: fragment_stood_at is defined after this file.)
+-- confidence_factors, which calls it, is. (plpgsql: in_force_at is defined after this file.)
 create or replace function beliefdb.correction_supports(p_workspace_id uuid, p_belief_id uuid,
                                                         p_at timestamptz default null)
 returns boolean
@@ -65,7 +65,12 @@ begin
          where c.workspace_id = p_workspace_id and c.replacement_belief_id = p_belief_id
            and case when p_at is null
                     then n.retracted_at is null and beliefdb.in_force(f.workspace_id, f.source_version_id)
-                    else c.created_at <= p_at and beliefdb.fragment_stood_at(f.workspace_id, f.id, p_at)
+                    else c.created_at <= p_at
+                         and not exists (select from beliefdb.retraction_period r
+                                          where r.workspace_id = f.workspace_id and r.node_id = f.id
+                                            and r.retracted_at <= p_at
+                                            and (r.restored_at is null or r.restored_at > p_at))
+                         and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
                end);
 end
 $$;

@@ -165,26 +165,6 @@ as $$
 $$;
 comment on function beliefdb.in_force_at(uuid, uuid, timestamptz) is 'Whether a source version was in force at a moment: recorded, neither it nor its source retracted, and the latest such, all as of then';
 
--- Whether a quote's fragment stood at a moment (rules 2 and 6, read back in time): the fragment not
--- retracted then (beliefdb.retraction_period) and its version in force then (in_force_at). Every as-of
--- reading of a quote asks it: held_at, node_held_at, confidence_factors_given, correction_supports.
--- Called with the fragment's key, it reads that fragment alone (a join let in_force_at, a condition on
--- the fragment alone, be pushed down to a scan of every fragment of the workspace). Null for a fragment
--- the workspace does not have.
-create or replace function beliefdb.fragment_stood_at(p_workspace_id uuid, p_fragment_id uuid, p_at timestamptz)
-returns boolean
-language sql stable
-set search_path = pg_catalog, pg_temp
-as $$
-    select not exists (select from beliefdb.retraction_period r
-                        where r.workspace_id = f.workspace_id and r.node_id = f.id
-                          and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
-           and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
-      from beliefdb.fragment f
-     where f.workspace_id = p_workspace_id and f.id = p_fragment_id
-$$;
-comment on function beliefdb.fragment_stood_at(uuid, uuid, timestamptz) is 'Whether a quote''s fragment stood at a moment: not retracted then, of a version in force then';
-
 -- The authority a source had at a moment (rule 9, read back in time): the one it had before the first
 -- change of it after then (beliefdb.authority_change), else the one it has now.
 create or replace function beliefdb.authority_at(p_source beliefdb.source, p_at timestamptz)
@@ -286,12 +266,19 @@ begin
                                and (s.kind = 'user_input'
                                     or not exists (select from beliefdb.justification j
                                                     where j.workspace_id = s.workspace_id and j.consequent = s.id)))
-                        -- quoted then, as held_at reads a belief's quotes
+                        -- quoted then, as held_at reads a belief's quotes (the same test, written out there)
                         when 'belief' then exists (
                             select from beliefdb.evidence e
                              where e.workspace_id = n.workspace_id and e.belief_id = n.id
                                and e.role = 'supports' and e.created_at <= p_at
-                               and beliefdb.fragment_stood_at(e.workspace_id, e.fragment_id, p_at))
+                               and (select not exists (
+                                               select from beliefdb.retraction_period r
+                                                where r.workspace_id = f.workspace_id and r.node_id = f.id
+                                                  and r.retracted_at <= p_at
+                                                  and (r.restored_at is null or r.restored_at > p_at))
+                                           and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
+                                      from beliefdb.fragment f
+                                     where f.workspace_id = e.workspace_id and f.id = e.fragment_id))
                         else false
                      end order by n.id),
            array_agg(coalesce(b.recorded_at, n.created_at) > p_at
@@ -447,15 +434,22 @@ as $$
             select from beliefdb.retraction_period r
              where r.workspace_id = p_belief.workspace_id and r.node_id = p_belief.id
                and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
-            -- each of this belief's quotes, its fragment read by key (fragment_stood_at), not joined: as a
+            -- each of this belief's quotes, its fragment read by key: a scalar subquery, not a join. As a
             -- join, in_force_at (a condition on the fragment alone) was pushed down to a scan of every
             -- fragment of the workspace, so each call read them all, and an as-of ask over a value
-            -- changed 30 times ran past the statement timeout (read back for every rival and superseder)
+            -- changed 30 times ran past the statement timeout (read back for every rival and superseder).
+            -- (node_held_at tests a belief's quotes the same way: change both together)
        and (exists (
                 select from beliefdb.evidence e
                  where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id
                    and e.role = 'supports' and e.created_at <= p_at
-                   and beliefdb.fragment_stood_at(e.workspace_id, e.fragment_id, p_at))
+                   and (select not exists (
+                                   select from beliefdb.retraction_period r
+                                    where r.workspace_id = f.workspace_id and r.node_id = f.id
+                                      and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+                               and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
+                          from beliefdb.fragment f
+                         where f.workspace_id = e.workspace_id and f.id = e.fragment_id))
             -- a reason without a quote recorded by then: did it hold then (the fixpoint, only for these)
             or (exists (
                     select from beliefdb.justification j
@@ -638,7 +632,10 @@ begin
           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
          where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
            and e.created_at <= p_at
-           and beliefdb.fragment_stood_at(f.workspace_id, f.id, p_at)
+           and not exists (select from beliefdb.retraction_period r
+                            where r.workspace_id = f.workspace_id and r.node_id = f.id
+                              and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+           and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
     ),
     recency as (
         select h.days as half_life, v.age_days, power(0.5, least(v.age_days / h.days, 30))::real as weight

@@ -55,7 +55,6 @@ grant execute on function beliefdb.node_held_at(uuid,uuid,timestamp with time zo
 grant execute on function beliefdb.live_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.superseded_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.in_force_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
-grant execute on function beliefdb.fragment_stood_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.authority_at(beliefdb.source,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.reason_live_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
