@@ -65,6 +65,7 @@ begin
          where c.workspace_id = p_workspace_id and c.replacement_belief_id = p_belief_id
            and case when p_at is null
                     then n.retracted_at is null and beliefdb.in_force(f.workspace_id, f.source_version_id)
+                    -- (the test of a quote held_at writes out: change them together)
                     else c.created_at <= p_at
                          and not exists (select from beliefdb.retraction_period r
                                           where r.workspace_id = f.workspace_id and r.node_id = f.id

@@ -438,7 +438,9 @@ as $$
             -- join, in_force_at (a condition on the fragment alone) was pushed down to a scan of every
             -- fragment of the workspace, so each call read them all, and an as-of ask over a value
             -- changed 30 times ran past the statement timeout (read back for every rival and superseder).
-            -- (node_held_at tests a belief's quotes the same way: change both together)
+            -- (node_held_at, confidence_factors_given and correction_supports test a quote the same way,
+            -- written out in each: a function called per quote made the as-of listing ~18 % slower;
+            -- change them together)
        and (exists (
                 select from beliefdb.evidence e
                  where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id
@@ -619,6 +621,7 @@ begin
     -- they verified it (recency) and are its sources
     with supporting as (
         -- (each source's authority as it was then: beliefdb.authority_at)
+        -- (the test of a quote held_at writes out: change them together)
         -- (each quote's fragment read by its key, lateral behind offset 0: joined, in_force_at, a
         -- condition on the fragment alone, was pushed down to a scan of every fragment of the
         -- workspace, 12 ms a quoted belief of a workspace of 450 fragments; as held_at says)
