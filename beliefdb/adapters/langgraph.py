@@ -34,7 +34,8 @@ The mapping:
   for another scope: ..." or "open conflict with ..."; ``search`` lists each);
 * ``search(prefix, query=...)`` asks memory (``ask``: ranked, ``score`` set) about the subjects under the
   prefix only (``ask``'s ``subjects``), so it finds them however many other beliefs match better;
-  without a query it lists the current beliefs under the prefix, newest first. ``filter``
+  without a query it lists the current beliefs under the prefix, newest first, a page at a time
+  (:meth:`~beliefdb.BeliefDB.newest`: reading that page, not every belief). ``filter``
   matches the item values as LangGraph's stores do, comparing typed values
   (:mod:`beliefdb.adapters.filters`): a plain value is equality (``{"value": 5}``; an object matches
   the keys it names), and ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte`` compare numbers with
@@ -93,6 +94,8 @@ WRITABLE = ("value", "quote", "source", "text", "statement", "kind", "scope", "v
             "origin")
 #: the most answers a search with a query asks memory for while it looks for enough under its prefix
 MAX_ASK = 200
+#: the beliefs a filtered search without a query reads at a time, newest first, until it has its items
+FILTER_PAGE = 200
 
 #: a number as Python writes it (``str``) and JSON reads it: what a put of a number stores as the value
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -223,12 +226,22 @@ class BeliefStore(BaseStore):
         if op.query:
             hits = self._ask(op.query, prefix, op.filter, wanted)
             return [_search_item(a, a.score) for a in hits[op.offset:wanted]]
-        beliefs = sorted((b for b in self.db.beliefs() if _under(namespace_of(b.subject), prefix)),
-                         key=lambda b: b.recorded_at, reverse=True)
-        if op.filter:  # the filter may name evidence or warnings: every candidate's answer first
-            answers = [a for a in self._answers([b.id for b in beliefs]) if filters.matches(_fields(a), op.filter)]
-            return [_search_item(a, None) for a in answers[op.offset:wanted]]
-        return [_search_item(a, None) for a in self._answers([b.id for b in beliefs[op.offset:wanted]])]
+        subjects = self.db.subjects(under=subject_of(prefix)) if prefix else None
+        if subjects == []:
+            return []
+        if not op.filter:
+            page = self.db.newest(subjects=subjects, limit=max(op.limit, 1), offset=op.offset)
+            return [_search_item(a, None) for a in self._answers([b.id for b in page])][:op.limit]
+        # the filter may name evidence or warnings: the candidates' answers, newest first, a page at a time
+        found: list[Answer] = []
+        read = 0
+        while len(found) < wanted:
+            page = self.db.newest(subjects=subjects, limit=FILTER_PAGE, offset=read)
+            read += len(page)
+            found += [a for a in self._answers([b.id for b in page]) if filters.matches(_fields(a), op.filter)]
+            if len(page) < FILTER_PAGE:
+                break
+        return [_search_item(a, None) for a in found[op.offset:wanted]]
 
     def _answers(self, ids: list[Any]) -> list[Answer]:
         """These beliefs' answers in this order (one that stopped being current meanwhile is left out)."""

@@ -193,6 +193,11 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         return await self.call(self.sync.ask, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
                                include_fixtures=include_fixtures, embedder=embedder, run=run, subjects=subjects)
 
+    async def newest(self, *, subjects: Sequence[str] | None = None, limit: int = 20, offset: int = 0,
+                     include_fixtures: bool = False) -> list[Belief]:
+        return await self.call(self.sync.newest, subjects=subjects, limit=limit, offset=offset,
+                               include_fixtures=include_fixtures)
+
     async def subjects(self, *, under: str | None = None, include_fixtures: bool = False) -> list[str]:
         return await self.call(self.sync.subjects, under=under, include_fixtures=include_fixtures)
 

@@ -149,6 +149,14 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute, include_all=include_all,
                                     as_of=as_of, include_fixtures=include_fixtures, limit=limit, after=after)
 
+    def newest(self, *, subjects: Sequence[str] | None = None, limit: int = 20, offset: int = 0,
+               include_fixtures: bool = False) -> list[Belief]:
+        """Current beliefs, newest first (by recording), production only unless ``include_fixtures``; of
+        ``subjects`` when given (each exactly as given, e.g. from :meth:`subjects`); ``limit`` (1 to 100,000)
+        from ``offset``. A page reads that page, not every belief."""
+        return beliefs.newest(self.database, subjects=subjects, limit=limit, offset=offset,
+                              include_fixtures=include_fixtures)
+
     def subjects(self, *, under: str | None = None, include_fixtures: bool = False) -> list[str]:
         """The subjects current beliefs are about, sorted, production only unless ``include_fixtures``;
         ``under``: only that subject and those below it (``under.`` then anything, compared as text)."""

@@ -55,6 +55,17 @@ select distinct b.subject
    and (%(fixtures)s or b.provenance = 'production')
  order by b.subject;
 
+-- newest_current_beliefs --
+-- Current beliefs newest first (production only unless fixtures), of subjects when given (each exactly), from offset, at most limit: a whole workspace's page reads belief_recent in order, a page of subjects reads their beliefs by subject
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       b.evidence_count::integer as evidence_count, b.provenance::text as provenance
+  from beliefdb.current_beliefs b
+ where (%(subjects)s::text[] is null or b.subject = any(%(subjects)s::text[]))
+   and (%(fixtures)s or b.provenance = 'production')
+ order by b.recorded_at desc, b.id
+offset %(offset)s limit %(limit)s;
+
 -- beliefs_all --
 -- Every belief with its status, filtered like beliefs_current (evidence counted by as_of, now when null)
 select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,

@@ -70,6 +70,21 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
         return db.fetch_all(Belief, query, filters, c)
 
 
+def newest(db: Database, *, subjects: Sequence[str] | None = None, limit: int = 20, offset: int = 0,
+           include_fixtures: bool = False, conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+    """Current beliefs newest first (by recording), of ``subjects`` when given (each exactly as given): at
+    most ``limit`` from ``offset``, the page read from the listing's index, not every belief sorted."""
+    check_page_limit(limit)
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise errors.InvalidInput(f"{errors.argument('offset')} must be a whole number, 0 or more, not {offset!r}")
+    if subjects is not None and not subjects:
+        return []
+    params = {"subjects": list(subjects) if subjects is not None else None, "fixtures": include_fixtures,
+              "offset": offset, "limit": limit}
+    with a_page(db, conn) as c:
+        return db.fetch_all(Belief, Q.newest_current_beliefs, params, c)
+
+
 def subject_named(db: Database, subject: str, conn: psycopg.Connection[Any] | None = None) -> str:
     """``subject``, or the subject a person's name names when no belief has the name itself as its
     subject ("Maya López": ``maya_lopez``, as the extractors name a speaker's subject and as forget
