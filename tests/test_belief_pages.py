@@ -54,6 +54,13 @@ def test_bad_pages_are_refused(bdb: beliefdb.BeliefDB) -> None:
         bdb.beliefs(limit=0)
     with pytest.raises(beliefdb.errors.UnknownBelief):
         bdb.beliefs(after="00000000-0000-0000-0000-000000000000")
+    # a limit that is no whole number (an agent's JSON string, a float, a bool) is refused as such, not a
+    # TypeError from comparing it
+    for limit in ("a", "10", 2.5, True):
+        with pytest.raises(beliefdb.errors.InvalidInput, match=r"^limit must be a whole number between 1 and 100,000,"):
+            bdb.beliefs(limit=limit)  # type: ignore[arg-type]
+        with pytest.raises(beliefdb.errors.InvalidInput, match=r"^limit must be a whole number"):
+            bdb.decisions(limit=limit)  # type: ignore[arg-type]
 
 
 def test_the_cli_pages(bdb: beliefdb.BeliefDB, cli: Cli) -> None:

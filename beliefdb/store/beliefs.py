@@ -96,8 +96,12 @@ def subject_named(db: Database, subject: str, conn: psycopg.Connection[Any] | No
 
 
 def check_page_limit(limit: int | None) -> None:
-    """A listing's page size: None (all) or 1 to MAX_PAGE, checked before anything runs."""
-    if limit is not None and not 1 <= limit <= MAX_PAGE:
+    """A listing's page size: None (all) or a whole number from 1 to MAX_PAGE, checked before anything runs."""
+    if limit is None:
+        return
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise errors.InvalidInput(f"limit must be a whole number between 1 and {MAX_PAGE:,}, not {limit!r}")
+    if not 1 <= limit <= MAX_PAGE:
         raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
 
 
