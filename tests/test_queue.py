@@ -213,6 +213,16 @@ def test_the_jobs_list_says_what_an_ingest_that_stored_nothing_did(cli: Cli, wri
     assert "None" not in proposed
 
 
+def test_the_jobs_list_says_what_else_an_ingest_did(cli: Cli, write_doc: Any) -> None:
+    """A done job lists what its ingest corroborated, superseded and rejected, not only what it accepted: a
+    document that only confirmed what another said showed "0 accepted, version 1"."""
+    cli("ingest", write_doc("returns.md", POLICY))
+    cli("ingest", write_doc("copy.md", POLICY), "--queue")
+    cli("worker", "--until-empty", "--no-embed")
+    (line,) = cli("jobs").stdout.splitlines()[1:]
+    assert line.endswith("copy.md — 0 accepted, 2 corroborated, version 1"), line
+
+
 def test_the_command_line_refuses_what_the_queue_cannot_do(cli: Cli, write_doc: Any, tmp_path: Any) -> None:
     doc = write_doc("returns.md", POLICY)
     assert "--queue" in cli.one_line_error("ingest", doc, "--queue", "--preview")

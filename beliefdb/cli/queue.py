@@ -112,6 +112,13 @@ def worker(
         raise typer.Exit(1)
 
 
+def _counts(result: dict[str, object]) -> str:
+    """What a done job's ingest did: accepted always, then each other count that is not 0, then the version."""
+    others = [f"{result[key]} {key}" for key in ("corroborated", "superseded", "conflicts", "rejected")
+              if result.get(key)]
+    return ", ".join([f"{result.get('accepted', 0)} accepted", *others, f"version {result.get('version')}"])
+
+
 def _jobs_table(rows: list[Job]) -> str:
     if not rows:
         return "no jobs"
@@ -120,7 +127,7 @@ def _jobs_table(rows: list[Job]) -> str:
         if j.status == "done" and j.result is not None:
             # an ingest that stored no version (the same text again, a proposal to the owner) says why
             said = (j.result.get("note") if j.result.get("version") is None or not j.result.get("new_version")
-                    else None) or f"{j.result.get('accepted', 0)} accepted, version {j.result.get('version')}"
+                    else None) or _counts(j.result)
         else:
             said = j.last_error or ""
         lines.append(f"{j.id:>6}  {j.status:<8} {j.attempts:>2}/{j.max_attempts:<2}  {api.shown(j.source or '')}"
