@@ -352,3 +352,15 @@ def test_text_a_belief_quotes_in_part_never_comes_back_as_unextracted_text(bdb: 
     bdb.retract(belief=first.accepted[0].id, reason="wrong window")
     result = bdb.ask("how many days are returns accepted?")
     assert texts(result) == [] and "30 days" not in result.context
+
+
+def test_the_context_says_its_days_are_utc_days(bdb: beliefdb.BeliefDB) -> None:
+    """A valid time given with an offset is stored as that instant; the context names its day in UTC and says
+    so (an agent in Kolkata read "valid from 2024-05-31" for the 2024-06-01 its user typed, with no word that
+    the day was UTC's)."""
+    bdb.remember("Tom lives in Pune.", "tom", "city", "Pune", "Tom lives in Pune.", source="chat/1",
+                 text="Tom lives in Pune.", valid_from="2024-06-01T02:00:00+05:30")
+    result = bdb.ask("Where does Tom live?")
+    header, *_ = result.context.splitlines()
+    assert "Days are UTC days." in header, header
+    assert "valid from 2024-05-31" in result.context, result.context

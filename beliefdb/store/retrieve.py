@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, LiteralString
 from uuid import UUID
 
@@ -103,7 +103,15 @@ def _clip(text: str, n: int = CLIP) -> str:
 
 
 def _day(moment: datetime | str) -> str:
-    return (moment.isoformat() if isinstance(moment, datetime) else str(moment))[:10]
+    """The UTC day of ``moment`` (the context says its days are UTC days, whatever the session's time zone)."""
+    if isinstance(moment, str):
+        try:
+            when = datetime.fromisoformat(moment)
+        except ValueError:
+            return moment[:10]
+    else:
+        when = moment
+    return (when.astimezone(UTC) if when.tzinfo else when).isoformat()[:10]
 
 
 def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
@@ -169,7 +177,8 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
     vector neighbour is no better evidence than text that shares the question's words)."""
     when = f"as of {as_of.isoformat()}" if as_of else "now"
     lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed as current; "
-             "a value one replaced is shown under it as history, never as current; retracted ones never are."]
+             "a value one replaced is shown under it as history, never as current; retracted ones never are."
+             " Days are UTC days."]
     if degraded:
         lines.append(f"(weaker search: {degraded}; text search only)")
     if not answers:
