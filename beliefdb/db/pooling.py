@@ -11,6 +11,7 @@ with other calls, the pool is made anew, and the call and those after it are ser
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -44,6 +45,7 @@ class Pool:
         self._lock = threading.Lock()
         self._held = 0
         self._closed = False
+        self._pid = os.getpid()
         self._pool = self._opened()
 
     def _opened(self) -> ConnectionPool:
@@ -86,6 +88,12 @@ class Pool:
             pool.putconn(conn)
 
     def _get(self) -> tuple[ConnectionPool, psycopg.Connection[Any]]:
+        if os.getpid() != self._pid:
+            # a child of fork holds copies of the parent's connections (their sockets shared with it) and none
+            # of the pool's threads: it would hang, or speak on the parent's socket
+            raise errors.InvalidInput(
+                "this memory was opened in another process (before a fork): open it again in this one with"
+                " beliefdb.connect(), or start processes with multiprocessing's spawn or forkserver method")
         pool = self._pool
         try:
             return pool, pool.getconn(timeout=PROBE_AFTER)
