@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -158,6 +159,20 @@ def test_rule_f_key_value_lines() -> None:
     assert c.quote == "Owner:   Bob Smith" == text[c.start:c.end]
 
 
+def test_a_key_value_line_framed_by_symbols_is_one() -> None:
+    """Emoji and other symbols around a line (``🎉 Party budget: 500 EUR 🎉``, ``➜ Owner: Alice``) frame it;
+    the line extracted nothing. The quote is the line without them, exactly as written."""
+    for text in ("🎉 Party budget: 500 EUR 🎉\n", "⚠️ Party budget: 500 EUR\n", "➜ Party budget: 500 EUR",
+                 "👩‍💻 Party budget: 500 EUR ✅"):
+        c = only(text, "party.md")
+        assert (c.subject, c.attribute, c.value, c.quote) == ("party", "budget", "500 EUR",
+                                                              "Party budget: 500 EUR"), text
+        assert text[c.start:c.end] == c.quote
+    assert [f.kind for f in iter_fragments("🎉 Party budget: 500 EUR 🎉")] == ["key_value"]
+    assert texts("🎉 We won! 🎉") == ["🎉 We won!", "🎉"]  # a sentence keeps its symbols, as before
+    assert triples("🎉: 500") == []  # a symbol is no key
+
+
 def test_rule_f_rejects_lines_that_are_not_key_value() -> None:
     assert triples("Note:") == []
     assert triples("A key of far too many words here: x") == []
@@ -264,7 +279,10 @@ PIECES = [
     "The price of the premium plan is $20.", "The fee changed from 5 to 6.", "Shipping is now free!",
     "The sky is blue.", "Owner: Alice", "Is it?", "Dr. Who", "3.5", "...", "?!", "。", "！", "？",
     "退货期限是七天。", "- ", "* ", "1. ", "# ", "## ", "Key: ", ": ", "#", "\"", "”", ")", "é", "e\u0301",
+    "🎉 ", "⚠️", "👩‍💻", " ✅", "➜ ",
 ]
+#: what may open and close a Key: value line and stay outside its fragment (symbols, emoji, their modifiers)
+FRAME_CATEGORIES = {"So", "Sk", "Mn", "Me", "Cf"}
 SEPARATORS = [" ", "  ", "\n", "\r\n", "\t", "\u00a0", "\u3000", "\u2028", "\x0b", "\x1c", "\n\n"]
 document = st.lists(
     st.one_of(st.sampled_from(PIECES), st.sampled_from(SEPARATORS), st.text(max_size=8)), max_size=30,
@@ -287,10 +305,11 @@ def test_fragments_are_ordered_trimmed_disjoint_and_cover_the_text(text: str) ->
         for i in range(start, end):
             covered[i] = True
         previous_end = end
-    # every visible character outside the fragments is part of a heading or list marker
+    # every visible character outside the fragments is part of a heading or list marker, or of the symbols
+    # framing a Key: value line
     for i, ch in enumerate(text):
         if not covered[i] and not ch.isspace():
-            assert ch in MARKER_CHARS, (i, ch, spans)
+            assert ch in MARKER_CHARS or unicodedata.category(ch) in FRAME_CATEGORIES, (i, ch, spans)
     # offsets are positions in this text: a prefix shifts them all
     assert split_fragments("\n " + text) == [(s + 2, e + 2) for s, e in spans]
 

@@ -8,7 +8,8 @@ Each non-empty line is split into sentences at ``.``, ``!`` or ``?`` (a run of t
 by closing quotes or brackets) that is followed by whitespace or the end of the line, and after the CJK
 terminators ``。！？`` (no whitespace needed). A markdown heading, a list item or a ``Key: value`` line is
 one fragment; the heading's ``#`` markers (also a closing ``#`` sequence) and the list marker (``-``,
-``*``, ``+``, ``1.``, ``1)``) are not part of it.
+``*``, ``+``, ``1.``, ``1)``) are not part of it, nor the symbols (emoji) that open a ``Key: value`` line and
+close it.
 
 Line breaks are those of ``str.splitlines``. Time is linear in the length of the text.
 """
@@ -16,6 +17,7 @@ Line breaks are those of ``str.splitlines``. Time is linear in the length of the
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Final, Literal, NamedTuple
 
@@ -71,6 +73,24 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, start + len(stripped.rstrip())
 
 
+#: what frames a line (``🎉 Party budget: 500 EUR 🎉``): symbols (emoji among them), their modifiers,
+#: variation selectors and joiners
+_FRAME: Final = frozenset({"So", "Sk", "Mn", "Me", "Cf"})
+
+
+def _unframed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of a line that a run of symbols opens, without them and the same run closing it (if any);
+    None when no symbol opens it."""
+    s, e = start, end
+    while s < e and (unicodedata.category(text[s]) in _FRAME or text[s].isspace()):
+        s += 1
+    if s == start or not any(unicodedata.category(ch) in ("So", "Sk") for ch in text[start:s]):
+        return None
+    while e > s and (unicodedata.category(text[e - 1]) in _FRAME or text[e - 1].isspace()):
+        e -= 1
+    return (s, e) if s < e else None
+
+
 def _line_fragments(text: str, start: int, end: int) -> Iterator[Fragment]:
     start, end = _trim(text, start, end)
     if start >= end:
@@ -94,6 +114,10 @@ def _line_fragments(text: str, start: int, end: int) -> Iterator[Fragment]:
         return
     if is_key_value(text, start, end):
         yield Fragment(start, end, "key_value")
+        return
+    inner = _unframed(text, start, end)
+    if inner is not None and is_key_value(text, *inner):
+        yield Fragment(*inner, "key_value")
         return
     pos = start
     for m in _TERMINATOR_RE.finditer(text, start, end):
