@@ -12,9 +12,10 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg import sql
+from psycopg.types.json import Jsonb
 
 import beliefdb
-from beliefdb import api
+from beliefdb import api, errors
 
 pytestmark = pytest.mark.robustness
 
@@ -157,3 +158,81 @@ def test_another_workspaces_agent_cannot_lock_the_embedding_tables(agent_of_a: s
     with beliefdb.connect(db_url, "B") as db:
         assert db.embed().missing == 0
         assert db.ask("how long is shipping").beliefs
+
+
+#: what an agent's login of A could call to gather the shared tables' planner statistics (an ANALYZE,
+#: whose lock on each table stays until its transaction ends)
+ANALYZING_CALLS = ["select beliefdb.refresh_ranking_stats(true)", "select beliefdb.refresh_ranking_stats()",
+                   "select beliefdb.bulk_analyze()",
+                   "select beliefdb.refresh_ranking_stats(true), pg_catalog.pg_sleep(0)"]
+
+
+def forget_b(db_url: str) -> str | None:
+    """B's owner forgets its source (a forget gathers the text tables' statistics before it commits,
+    rule 14); None, or what it said when it could not."""
+    with beliefdb.connect(db_url, "B") as db:
+        try:
+            done = db.forget(source="B.md")
+        except errors.BeliefDBError as exc:
+            return exc.message
+    assert (done.versions, done.preview) == (1, False)
+    return None
+
+
+@pytest.mark.parametrize("call", ANALYZING_CALLS)
+def test_another_workspaces_agent_cannot_hold_up_its_forget(db_url: str, agent_of_a: str, call: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent's login of A ran ANALYZE on the tables every workspace shares (refresh_ranking_stats,
+    bulk_analyze) and kept its transaction open: B's forget, which gathers them too, waited for it and
+    gave up (workspace_busy), every retry. Only a session of the schema's owner gathers them now; the
+    agent's call is refused and holds nothing."""
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "1")
+    with psycopg.connect(agent_of_a) as mallory:  # (not autocommit: its transaction stays open)
+        try:
+            mallory.execute(call)
+            refused = None
+        except psycopg.errors.InsufficientPrivilege as exc:
+            refused = str(exc)
+        held = forget_b(db_url)
+    assert held is None, f"A's agent held up B's forget: {held}"
+    assert refused is not None and "schema's owner" in refused
+    # counting A's ranking statistics again, which takes no table's lock, stays the agent's
+    with psycopg.connect(agent_of_a) as mallory:
+        counted = mallory.execute("select beliefdb.refresh_ranking_stats(false)").fetchone()
+    assert counted == su(db_url, "select count(*) from beliefdb.lexeme_frequency f join beliefdb.workspace w"
+                                 " on w.id = f.workspace_id where w.name = 'A'")[0]
+
+
+def test_another_workspaces_agents_large_ingest_cannot_hold_up_its_forget(db_url: str, agent_of_a: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ingest adding more beliefs than the planner knows of gathered the tables' statistics in its
+    transaction (plans for a few rows read every row): an agent's login of A ingested 100 claims and
+    kept its transaction open, and B's forget waited for it. An agent's ingest leaves them as they are."""
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "1")
+    text = " ".join(f"Item {n} costs {n} EUR." for n in range(100))
+    claims = []
+    for n in range(100):
+        quote = f"Item {n} costs {n} EUR."
+        start = text.index(quote)
+        claims.append({"statement": quote, "subject": f"item_{n}", "attribute": "price", "value": f"{n} EUR",
+                       "quote": quote, "start": start, "end": start + len(quote)})
+    with psycopg.connect(agent_of_a) as mallory:
+        report = mallory.execute("select beliefdb.ingest_version('items.md', %s, p_claims => %s)",
+                                 (text, Jsonb(claims))).fetchone()
+        held = forget_b(db_url)
+        assert report is not None and len(report[0]["accepted"]) == 100
+        mallory.rollback()
+    assert held is None, f"A's agent held up B's forget: {held}"
+
+
+def test_an_agents_bulk_ingest_leaves_the_statistics_to_autovacuum(db_url: str, agent_of_a: str) -> None:
+    """The library's bulk ingest gathers the grown tables' statistics after its last batch when its session
+    is the schema owner's; through an agent's login it stores everything and says they are left to autovacuum."""
+    with beliefdb.connect(agent_of_a, "A") as db:
+        report = db.bulk_ingest(("one.md", POLICY.replace("7", "9")), ("two.md", SHIPPING.replace("2", "3")),
+                                embed=False)
+    assert report.documents == 2 and report.accepted >= 2
+    assert report.statistics_deferred is not None and "autovacuum" in report.statistics_deferred
+    with beliefdb.connect(db_url, "B") as db:
+        again = db.bulk_ingest(("three.md", POLICY), embed=False)
+    assert again.statistics_deferred is None

@@ -22,6 +22,9 @@ class BulkReport:
     seconds: float
     #: why some new beliefs have no embedding yet (``beliefdb embed`` backfills), if any
     embedding_deferred: str | None = None
+    #: why the grown tables' planner statistics were not gathered after the run (a login not the schema
+    #: owner's: autovacuum gathers them), if they were not
+    statistics_deferred: str | None = None
     reports: list[IngestReport] = field(default_factory=list)
 
     @property

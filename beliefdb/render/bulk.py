@@ -31,6 +31,8 @@ def bulk_summary(report: BulkReport) -> str:
     lines += [f"hint: {h}" for h in dict.fromkeys(r.hint for r in report.reports if r.hint)]
     if report.embedding_deferred:
         lines.append(f"note: embedding deferred: {report.embedding_deferred}")
+    if report.statistics_deferred:
+        lines.append(f"note: planner statistics not gathered: {report.statistics_deferred}")
     return "\n".join(lines)
 
 

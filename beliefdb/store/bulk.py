@@ -183,12 +183,13 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
             if progress is not None:
                 progress(count, len(todo))
         why = _embedded(embedding, embed_progress)
-    _analyze(db)
+    unanalyzed = _analyze(db)
     return BulkReport(
         documents=count, batches=(len(todo) + batch - 1) // batch,
         new_versions=sum(r.new_version for r in reports), accepted=sum(len(r.accepted) for r in reports),
         corroborated=sum(len(r.corroborated) for r in reports), rejected=sum(len(r.rejected) for r in reports),
-        seconds=time.perf_counter() - started, embedding_deferred=why, reports=reports)
+        seconds=time.perf_counter() - started, embedding_deferred=why, statistics_deferred=unanalyzed,
+        reports=reports)
 
 
 def _stopped(message: str, number: int, count: int) -> str:
@@ -227,9 +228,15 @@ def _embedded(embedding: list[tuple[int, Future[str | None]]],
     return why
 
 
-def _analyze(db: Database) -> None:
-    """New planner statistics for what follows (the plans were made for the tables before the run).
+def _analyze(db: Database) -> str | None:
+    """New planner statistics for what follows (the plans were made for the tables before the run); or why
+    not: only a session of the schema's owner gathers them (an agent's login would hold the tables every
+    workspace shares), and this login's are left to autovacuum.
     RANKING-STATISTICS (issue 20, ask): bulk_analyze is where per-workspace ranking statistics are
     refreshed too."""
-    with db.transaction() as c:
-        c.execute(Q.bulk_analyze)
+    try:
+        with db.transaction() as c:
+            c.execute(Q.bulk_analyze)
+    except errors.PermissionDenied as exc:
+        return exc.message
+    return None

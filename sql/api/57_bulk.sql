@@ -188,7 +188,8 @@ comment on function beliefdb.bulk_ingest_batch(beliefdb.origin_type, beliefdb.au
 -- has none: as autovacuum's analyze threshold would, but at once. A table that grew less keeps
 -- statistics that still describe it (the planner scales their row counts by its pages now), and
 -- autovacuum gathers them again in its time; analyzing a million-row table after every few thousand
--- rows cost as much as storing them.
+-- rows cost as much as storing them. Only in a session of the schema's owner (beliefdb._may_analyze):
+-- another login's would hold the tables every workspace shares until its transaction ended.
 create or replace function beliefdb.bulk_analyze() returns void
 language plpgsql
 security definer
@@ -197,6 +198,7 @@ as $$
 declare
     v_table regclass;
 begin
+    perform beliefdb._may_analyze('a bulk ingest of this login stores everything and leaves them to autovacuum');
     for v_table in
         select c.oid::regclass
           from pg_catalog.pg_class c

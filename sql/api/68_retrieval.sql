@@ -382,6 +382,8 @@ comment on function beliefdb.recall_warnings(uuid, timestamptz) is 'Warnings for
 -- load that bypassed the triggers, or a repair, calls this), and, unless p_analyze is false, the
 -- planner statistics of the tables retrieval reads gathered again (right after a large import
 -- the planner still plans for the tables as they were). Returns how many lexemes the workspace has.
+-- The planner statistics only in a session of the schema's owner (beliefdb._may_analyze): another
+-- login's ANALYZE would hold the tables every workspace shares until its transaction ended.
 create or replace function beliefdb.refresh_ranking_stats(p_analyze boolean default true) returns bigint
 language plpgsql
 security definer
@@ -391,6 +393,9 @@ declare
     v_ws uuid := beliefdb._bound_workspace();
     v_n bigint;
 begin
+    if p_analyze then
+        perform beliefdb._may_analyze('refresh_ranking_stats(false) counts the ranking statistics alone');
+    end if;
     v_n := beliefdb._refresh_ranking_stats(v_ws);
     if p_analyze then
         begin

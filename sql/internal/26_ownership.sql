@@ -24,6 +24,37 @@ end
 $$;
 comment on function beliefdb._bound_workspace() is 'The session''s bound workspace; BD003 when none is bound';
 
+-- Whether this session is one of the schema's owner (its login a member of the owner: the CLI, the
+-- library, the servers and workers, which set role beliefdb_app after binding), whatever role it has set.
+create or replace function beliefdb._owner_session() returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select pg_catalog.pg_has_role(session_user, n.nspowner, 'member')
+      from pg_catalog.pg_namespace n
+     where n.nspname = 'beliefdb'
+$$;
+comment on function beliefdb._owner_session() is 'Whether this session''s login is the schema''s owner (or a member of it)';
+
+-- Refuse to gather planner statistics (ANALYZE of beliefdb's tables) in a session not of the schema's
+-- owner (42501), saying p_instead. The tables are every workspace's, and an ANALYZE keeps its lock on
+-- each until its transaction ends, which another login chooses (a pg_sleep in the same statement, its
+-- own timeouts): an agent's login of one workspace held them, and every forget of every other workspace
+-- (which gathers them before it commits, rule 14) waited and gave up. Autovacuum gathers them in its time.
+create or replace function beliefdb._may_analyze(p_instead text) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if not beliefdb._owner_session() then
+        raise exception 'only a session of the schema''s owner gathers planner statistics: they are every workspace''s tables'', and login % would hold them until its transaction ended (autovacuum gathers them)',
+            session_user
+            using errcode = '42501', hint = p_instead;
+    end if;
+end
+$$;
+comment on function beliefdb._may_analyze(text) is 'Refuse (42501) to gather planner statistics in a session not of the schema''s owner';
+
 -- Whether this session may take or start a job of its workspace (api/58_jobs.sql): the schema
 -- owner's sessions (a team's workers) every job, an agent's login only those its principal submitted.
 create or replace function beliefdb._job_visible(p_submitted_by text) returns boolean

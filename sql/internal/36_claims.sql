@@ -381,14 +381,17 @@ comment on function beliefdb._add_evidence_all(uuid, uuid[], uuid[]) is 'Record 
 -- which has no statistics) was kept for every claim while the tables grew by thousands: each
 -- lookup by id read every row, time quadratic in the document. New statistics make the planner
 -- plan again, for the tables' size now (the rows of this transaction count). A table another
--- session is analysing is left as it is (lock_timeout): its statistics are coming.
+-- session is analysing is left as it is (lock_timeout): its statistics are coming. So is every table
+-- in a session not of the schema's owner (an agent's login, beliefdb._may_analyze): its ANALYZE would
+-- hold the tables every workspace shares until its transaction ended, which that login chooses.
 create or replace function beliefdb._restat_ingest_tables(p_added bigint) returns boolean
 language plpgsql
 set search_path = pg_catalog, pg_temp
 set lock_timeout = '100ms'
 as $$
 begin
-    if (select c.reltuples from pg_catalog.pg_class c where c.oid = 'beliefdb.belief'::regclass) >= p_added then
+    if (select c.reltuples from pg_catalog.pg_class c where c.oid = 'beliefdb.belief'::regclass) >= p_added
+       or not beliefdb._owner_session() then
         return false;
     end if;
     -- (in order of their names, as every ANALYZE of beliefdb: beliefdb._analyze_text_tables)
