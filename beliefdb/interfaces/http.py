@@ -13,6 +13,7 @@ idempotency key reused for another request, conflict), 413 (a body over the limi
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -296,7 +297,8 @@ class TokenRequired:
 
 def _mount_mcp(app: FastAPI, memories: Memories) -> Callable[[], AbstractAsyncContextManager[None]]:
     """MCP over streamable HTTP at /mcp (stateless: every request carries its token), behind the same
-    bearer tokens; returns what the app's lifespan must run."""
+    bearer tokens and body limit (:class:`BodyLimit`, which refuses first: the SDK's own cap, 4 MiB in
+    plain text, is lifted); returns what the app's lifespan must run."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     from beliefdb.interfaces import mcp
@@ -304,7 +306,7 @@ def _mount_mcp(app: FastAPI, memories: Memories) -> Callable[[], AbstractAsyncCo
     server = mcp.build(memories=memories)
     # no DNS-rebinding check by Host header: every request needs a bearer token a browser page lacks
     inner = server.streamable_http_app(
-        streamable_http_path="/mcp", stateless_http=True, json_response=True,
+        streamable_http_path="/mcp", stateless_http=True, json_response=True, max_request_body_size=sys.maxsize,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     endpoint = next(r for r in inner.routes if isinstance(r, Route) and r.path == "/mcp").endpoint
     app.router.routes.append(Route("/mcp", endpoint=TokenRequired(endpoint, memories)))
