@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -46,6 +47,7 @@ from beliefdb.api.async_queue import AsyncQueue
 from beliefdb.api.async_traces import AsyncTraces
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.db.connector import DEFAULT_WORKSPACE
+from beliefdb.db.pooling import opened_here
 from beliefdb.inputs import check_callback
 from beliefdb.models import (
     Action,
@@ -104,6 +106,7 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         if workers < 1:
             raise errors.InvalidInput("max_workers must be at least 1")
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="beliefdb")
+        self._pid = os.getpid()
         self._closed = False
         self._working = set()
 
@@ -119,6 +122,7 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         check_callback(fn, "fn")
         if self._closed:
             raise errors.DatabaseUnavailable("this async beliefdb client is closed")
+        opened_here(self._pid)  # (a child of fork has none of the executor's threads: the call would hang)
         context = contextvars.copy_context()
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, lambda: context.run(fn, *args, **kwargs))
@@ -194,8 +198,8 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
                                include_fixtures=include_fixtures, embedder=embedder, run=run, subjects=subjects)
 
     async def newest(self, *, subjects: Sequence[str] | None = None, limit: int = 20, offset: int = 0,
-                     include_fixtures: bool = False) -> list[Belief]:
-        return await self.call(self.sync.newest, subjects=subjects, limit=limit, offset=offset,
+                     after: str | UUID | None = None, include_fixtures: bool = False) -> list[Belief]:
+        return await self.call(self.sync.newest, subjects=subjects, limit=limit, offset=offset, after=after,
                                include_fixtures=include_fixtures)
 
     async def subjects(self, *, under: str | None = None, include_fixtures: bool = False) -> list[str]:

@@ -30,6 +30,14 @@ PROBE_AFTER = 2.0
 POOL_WAIT = 30.0
 
 
+def opened_here(pid: int) -> None:
+    """InvalidInput unless this is the process ``pid`` (where a memory was opened: not a child of fork)."""
+    if os.getpid() != pid:
+        raise errors.InvalidInput(
+            "this memory was opened in another process (before a fork): open it again in this one with"
+            " beliefdb.connect(), or start processes with multiprocessing's spawn or forkserver method")
+
+
 class Pool:
     """A psycopg ``ConnectionPool`` (``min_size`` 1) that is made anew when it is waiting out its
     reconnection backoff while the server answers. ``probe(url)`` asks the server; ``kwargs`` are the
@@ -88,12 +96,9 @@ class Pool:
             pool.putconn(conn)
 
     def _get(self) -> tuple[ConnectionPool, psycopg.Connection[Any]]:
-        if os.getpid() != self._pid:
-            # a child of fork holds copies of the parent's connections (their sockets shared with it) and none
-            # of the pool's threads: it would hang, or speak on the parent's socket
-            raise errors.InvalidInput(
-                "this memory was opened in another process (before a fork): open it again in this one with"
-                " beliefdb.connect(), or start processes with multiprocessing's spawn or forkserver method")
+        # a child of fork holds copies of the parent's connections (their sockets shared with it) and none
+        # of the pool's threads: it would hang, or speak on the parent's socket
+        opened_here(self._pid)
         pool = self._pool
         try:
             return pool, pool.getconn(timeout=PROBE_AFTER)
