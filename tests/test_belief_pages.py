@@ -61,6 +61,12 @@ def test_bad_pages_are_refused(bdb: beliefdb.BeliefDB) -> None:
             bdb.beliefs(limit=limit)  # type: ignore[arg-type]
         with pytest.raises(beliefdb.errors.InvalidInput, match=r"^limit must be a whole number"):
             bdb.decisions(limit=limit)  # type: ignore[arg-type]
+        with pytest.raises(beliefdb.errors.InvalidInput, match=r"^limit must be a whole number"):
+            bdb.jobs(limit=limit)  # type: ignore[arg-type]
+        with pytest.raises(beliefdb.errors.InvalidInput, match=r"^k must be a whole number"):
+            bdb.ask("what is the price?", k=limit)  # type: ignore[arg-type]
+    with pytest.raises(beliefdb.errors.InvalidInput, match=r"must be a job id \(a whole number\)"):
+        bdb.jobs(before="12")  # type: ignore[arg-type]
 
 
 def test_the_cli_pages(bdb: beliefdb.BeliefDB, cli: Cli) -> None:

@@ -38,7 +38,7 @@ from beliefdb.inputs import shown
 from beliefdb.models import IngestReport, Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import ingest
 from beliefdb.store import vectors as embeddings
-from beliefdb.store.beliefs import MAX_PAGE
+from beliefdb.store.beliefs import check_page_limit
 from beliefdb.store.conversations import CHAT_SUFFIXES, read_chat_file
 from beliefdb.store.documents import named_documents
 from beliefdb.text.registry import EXTRACTORS
@@ -178,8 +178,9 @@ def submit_transcripts(db: Database, paths: Sequence[Path], options: ingest.Sour
 def list_jobs(db: Database, status: str | None = None, limit: int = 100, before: int | None = None) -> list[Job]:
     """The workspace's jobs, newest first (of ``status`` only, when given; older than the job ``before``,
     the last of the page before, when given): at most ``limit``, a page of up to 100,000 as for beliefs."""
-    if not 1 <= limit <= MAX_PAGE:
-        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
+    check_page_limit(limit)
+    if before is not None and (isinstance(before, bool) or not isinstance(before, int)):
+        raise errors.InvalidInput(f"{errors.argument('before')} must be a job id (a whole number), not {before!r}")
     if before is not None and not 1 <= before < 2**63:
         raise errors.InvalidInput(f"{errors.argument('before')} must be a job id (at least 1), not {before}")
     rows: list[Job] = db.fetch_all(Job, Q.jobs_list, (status, limit, before))

@@ -111,7 +111,10 @@ def _day(moment: datetime | str) -> str:
             return moment[:10]
     else:
         when = moment
-    return (when.astimezone(UTC) if when.tzinfo else when).isoformat()[:10]
+    try:
+        return (when.astimezone(UTC) if when.tzinfo else when).isoformat()[:10]
+    except OverflowError:  # (the first hours of year 1 east of UTC: no UTC day before it to name)
+        return when.isoformat()[:10]
 
 
 def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
@@ -250,6 +253,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     if len(question) > MAX_QUESTION:
         raise errors.InvalidInput(f"the question is {len(question):,} characters long; ask takes at most"
                                   f" {MAX_QUESTION:,} (ask about one thing at a time)")
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise errors.InvalidInput(f"k must be a whole number between 1 and {MAX_K:,}, not {k!r}")
     if not 1 <= k <= MAX_K:
         raise errors.InvalidInput(f"k must be between 1 and {MAX_K:,}")
     if not 0 <= min_confidence <= 1:
