@@ -207,6 +207,7 @@ class OpenAIEmbedder(Embedder):
                  backoff: float | None = None, sleep: Callable[[float], None] = time.sleep,
                  max_chars: int | None = None) -> None:
         configured = settings.load()
+        self._max_chars_given = max_chars is not None
         if max_chars is not None:
             if max_chars < 1:
                 raise errors.InvalidInput(f"the openai embedder's max_chars must be at least 1, not {max_chars}")
@@ -252,7 +253,8 @@ class OpenAIEmbedder(Embedder):
         except Refused as exc:
             # a text over the model's tokens is refused as a bad request (400; 413 or 422 elsewhere): then the
             # cut is the setting to lower, whatever words the endpoint used to say so
-            cut = (f", or BELIEFDB_EMBED_MAX_CHARS (now {self.max_chars}) if a text is too long"
+            setting = "max_chars" if self._max_chars_given else "BELIEFDB_EMBED_MAX_CHARS"
+            cut = (f", or {setting} (now {self.max_chars:,}) if a text is too long"
                    if exc.status in (400, 413, 422) else "")
             raise errors.EmbedderRefused(exc.explained(
                 f"embeddings endpoint {exc.url}",

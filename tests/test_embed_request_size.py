@@ -134,8 +134,10 @@ def test_a_refusal_of_a_texts_length_names_the_cut(endpoint: Embeddings) -> None
         OpenAIEmbedder(backoff=0.001).passages([words(4_000, 1)])
     said = caught.value.message
     assert "\n" not in said and "maximum context length is 8192 tokens" in said, said
-    assert "BELIEFDB_EMBED_MAX_CHARS (now 4000)" in said, said
-    assert len(endpoint.seen) == 1  # not retried
+    assert "BELIEFDB_EMBED_MAX_CHARS (now 4,000)" in said, said
+    with pytest.raises(errors.EmbedderRefused, match=r"or max_chars \(now 2,000\) if a text is too long"):
+        OpenAIEmbedder(backoff=0.001, max_chars=2_000).passages([words(4_000, 1)])
+    assert len(endpoint.seen) == 2  # each asked once: not retried
 
 
 def test_config_shows_the_cut(endpoint: Embeddings, cli_without_db: Cli) -> None:
