@@ -30,8 +30,8 @@ def _put(store: BeliefStore, namespace: tuple[str, ...], key: str, value: str) -
 def _reference(db: beliefdb.BeliefDB, under: str | None) -> list[tuple[str, str, str]]:
     """Every current belief under ``under``, newest first, read whole (what the store did)."""
     beliefs = [b for b in db.beliefs() if under is None or b.subject == under or b.subject.startswith(under + ".")]
-    return [(b.subject, b.attribute, b.value) for b in sorted(beliefs, key=lambda b: (b.recorded_at, b.id),
-                                                                reverse=True)]
+    ordered = sorted(sorted(beliefs, key=lambda b: b.id), key=lambda b: b.recorded_at, reverse=True)
+    return [(b.subject, b.attribute, b.value) for b in ordered]  # (those recorded together: by id)
 
 
 def _listed(items: list[Any]) -> list[tuple[str, str, str]]:
@@ -68,12 +68,54 @@ def test_a_filter_reads_pages_until_it_has_its_items(bdb: beliefdb.BeliefDB, mon
     assert _listed(store.search((), filter={"value": "rare"}, offset=5, limit=5)) == want[5:]
 
 
+def test_a_filtered_search_neither_repeats_nor_skips_an_item_written_meanwhile(
+        bdb: beliefdb.BeliefDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages follow the last item of the page before, not an offset: a put or a delete between two pages
+    moved every later item by one (one item came twice, or one current all along was missing)."""
+    monkeypatch.setattr(langgraph, "FILTER_PAGE", 3)
+    store = BeliefStore(bdb)
+    for n in range(8):
+        _put(store, ("shop",), f"k{n}", "rare")
+    before = _listed(store.search(("shop",), filter={"value": "rare"}, limit=20))
+    pages = 0
+    newest = bdb.newest
+
+    def between_pages(**kwargs: Any) -> list[Any]:
+        nonlocal pages
+        pages += 1
+        if pages == 2:  # after the first page was read: a put, then a delete of the newest item read
+            _put(store, ("shop",), "k8", "rare")
+            store.delete(("shop",), "k7")
+        return newest(**kwargs)
+
+    monkeypatch.setattr(bdb, "newest", between_pages)
+    seen = _listed(store.search(("shop",), filter={"value": "rare"}, limit=20))
+    assert len(seen) == len(set(seen)) == 8, seen  # no item twice
+    assert seen == before, (seen, before)  # every item current all along, in order
+
+
+def test_a_search_longer_than_a_page_reads_pages(bdb: beliefdb.BeliefDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(langgraph, "MAX_PAGE", 2)  # (100,000 a call: as if a page were two)
+    store = BeliefStore(bdb)
+    for n in range(5):
+        _put(store, ("shop",), f"k{n}", "v")
+    want = _reference(bdb, "shop")
+    assert _listed(store.search(("shop",), limit=4, offset=1)) == want[1:5]
+    assert _listed(store.search(("shop",), limit=200_000)) == want
+
+
 def test_newest_refuses_what_is_no_page(bdb: beliefdb.BeliefDB) -> None:
     with pytest.raises(errors.InvalidInput, match="limit"):
         bdb.newest(limit=0)
     with pytest.raises(errors.InvalidInput, match="offset"):
         bdb.newest(offset=-1)
     assert bdb.newest(subjects=[]) == []
+    bdb.remember("The desk opens at 9.", "desk", "opens", "9", "The desk opens at 9.", source="desk.md",
+                 text="The desk opens at 9.")
+    (only,) = bdb.newest()
+    with pytest.raises(errors.InvalidInput, match="do not go together"):
+        bdb.newest(after=only.id, offset=1)
+    assert bdb.newest(after=str(only.id)[:8]) == []  # a prefix, as every cursor
 
 
 def test_a_page_without_a_query_reads_the_newest_beliefs_only(bdb: beliefdb.BeliefDB, db_url: str,
@@ -84,13 +126,15 @@ def test_a_page_without_a_query_reads_the_newest_beliefs_only(bdb: beliefdb.Beli
     postgresql.execute("analyze")
     postgresql.commit()
     some = [f"item_{d}_{i}_policy" for d in range(2) for i in range(10)]  # one belief each of the 1,500
-    for subjects, budget in ((None, 30), (some, 40)):
+    middle = bdb.newest(limit=800)[-1].id  # a page after it starts there, not at the newest
+    for subjects, after, budget in ((None, None, 30), (some, None, 40), (None, middle, 30)):
         result: list[Any] = []
-        plans = statement_plans(db_url, bdb, Q.newest_current_beliefs,
-                                {"subjects": subjects, "fixtures": False, "offset": 10, "limit": 11}, result=result,
+        params = {"subjects": subjects, "fixtures": False, "offset": 10, "limit": 11, "after": after}
+        query = Q.newest_current_beliefs if after is None else Q.newest_current_beliefs_after
+        plans = statement_plans(db_url, bdb, query, params, result=result,
                                 settings=("enable_seqscan", "enable_bitmapscan"))
         assert result[0] is not None
-        (page,) = [p for p in plans if "newest first" in p["Query Text"] or "order by b.recorded_at desc" in
-                   p["Query Text"]]
+        (page,) = [p for p in plans if "order by b.recorded_at desc" in p["Query Text"]]
+        assert after is None or result[0][0] != middle
         read = rows_read(page["Plan"], "belief", filtered=True)
-        assert read <= budget, (subjects, read)
+        assert read <= budget, (subjects, after, read)

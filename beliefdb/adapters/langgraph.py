@@ -35,7 +35,7 @@ The mapping:
 * ``search(prefix, query=...)`` asks memory (``ask``: ranked, ``score`` set) about the subjects under the
   prefix only (``ask``'s ``subjects``), so it finds them however many other beliefs match better;
   without a query it lists the current beliefs under the prefix, newest first, a page at a time
-  (:meth:`~beliefdb.BeliefDB.newest`: reading that page, not every belief). ``filter``
+  (:meth:`~beliefdb.BeliefDB.newest`: not every belief of the workspace read). ``filter``
   matches the item values as LangGraph's stores do, comparing typed values
   (:mod:`beliefdb.adapters.filters`): a plain value is equality (``{"value": 5}``; an object matches
   the keys it names), and ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte`` compare numbers with
@@ -61,13 +61,13 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from beliefdb import errors
 from beliefdb.adapters import filters
 from beliefdb.adapters.fields import answer_fields
-from beliefdb.api import Answer, AsyncBeliefDB, BeliefDB
+from beliefdb.api import Answer, AsyncBeliefDB, Belief, BeliefDB
 
 try:
     from langgraph.store.base import (
@@ -96,6 +96,8 @@ WRITABLE = ("value", "quote", "source", "text", "statement", "kind", "scope", "v
 MAX_ASK = 200
 #: the beliefs a filtered search without a query reads at a time, newest first, until it has its items
 FILTER_PAGE = 200
+#: the most beliefs one call of BeliefDB.newest gives
+MAX_PAGE = 100_000
 
 #: a number as Python writes it (``str``) and JSON reads it: what a put of a number stores as the value
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -229,19 +231,34 @@ class BeliefStore(BaseStore):
         subjects = self.db.subjects(under=subject_of(prefix)) if prefix else None
         if subjects == []:
             return []
-        if not op.filter:
-            page = self.db.newest(subjects=subjects, limit=max(op.limit, 1), offset=op.offset)
-            return [_search_item(a, None) for a in self._answers([b.id for b in page])][:op.limit]
-        # the filter may name evidence or warnings: the candidates' answers, newest first, a page at a time
+        if op.limit <= 0:
+            return []
         found: list[Answer] = []
-        read = 0
-        while len(found) < wanted:
-            page = self.db.newest(subjects=subjects, limit=FILTER_PAGE, offset=read)
-            read += len(page)
+        if not op.filter:  # the page itself, from the offset (a limit over a page's most, in pages after it)
+            for page in self._newest(subjects, op.offset, op.limit):
+                found += self._answers([b.id for b in page])
+            return [_search_item(a, None) for a in found[:op.limit]]
+        # the filter may name evidence or warnings: the candidates' answers, newest first, a page at a time
+        for page in self._newest(subjects, 0, None, size=FILTER_PAGE):
             found += [a for a in self._answers([b.id for b in page]) if filters.matches(_fields(a), op.filter)]
-            if len(page) < FILTER_PAGE:
+            if len(found) >= wanted:
                 break
         return [_search_item(a, None) for a in found[op.offset:wanted]]
+
+    def _newest(self, subjects: list[str] | None, offset: int, wanted: int | None, *,
+                size: int = MAX_PAGE) -> Iterator[list[Belief]]:
+        """Current beliefs newest first from ``offset``, in pages of at most ``size``, each after the last
+        belief of the one before (none repeated or skipped while others write), until ``wanted`` (all: None)."""
+        after = None
+        while wanted is None or wanted > 0:
+            take = size if wanted is None else min(size, wanted)
+            page = self.db.newest(subjects=subjects, limit=take, offset=offset if after is None else 0, after=after)
+            if page:
+                yield page
+            if len(page) < take:
+                return
+            after = page[-1].id
+            wanted = None if wanted is None else wanted - len(page)
 
     def _answers(self, ids: list[Any]) -> list[Answer]:
         """These beliefs' answers in this order (one that stopped being current meanwhile is left out)."""

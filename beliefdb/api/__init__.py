@@ -51,7 +51,7 @@ from beliefdb.inputs import (
     unstorable,
     unstorable_in,
 )
-from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
+from beliefdb.models import Answer, AskResult, Belief, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.beliefs import MAX_PAGE
 from beliefdb.store.calibrate import DEFAULT_BINS, MAX_BINS
 from beliefdb.store.conversations import CHAT_SUFFIXES
@@ -73,6 +73,7 @@ __all__ = [
     "AskResult",
     "AsyncBeliefDB",
     "Authenticator",
+    "Belief",
     "BeliefDB",
     "Calibration",
     "EmbedReport",

@@ -150,11 +150,13 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
                                     as_of=as_of, include_fixtures=include_fixtures, limit=limit, after=after)
 
     def newest(self, *, subjects: Sequence[str] | None = None, limit: int = 20, offset: int = 0,
-               include_fixtures: bool = False) -> list[Belief]:
-        """Current beliefs, newest first (by recording), production only unless ``include_fixtures``; of
-        ``subjects`` when given (each exactly as given, e.g. from :meth:`subjects`); ``limit`` (1 to 100,000)
-        from ``offset``. A page reads that page, not every belief."""
-        return beliefs.newest(self.database, subjects=subjects, limit=limit, offset=offset,
+               after: str | UUID | None = None, include_fixtures: bool = False) -> list[Belief]:
+        """Current beliefs, newest first (by recording; those recorded together by id), production only unless
+        ``include_fixtures``; of ``subjects`` when given (each exactly as given, e.g. from :meth:`subjects`);
+        ``limit`` (1 to 100,000) after the belief ``after`` (the last of the page before: no belief repeated
+        or skipped while others are written) or from ``offset``. The page is read in order, not every belief
+        of the workspace sorted (of ``subjects``: their beliefs)."""
+        return beliefs.newest(self.database, subjects=subjects, limit=limit, offset=offset, after=after,
                               include_fixtures=include_fixtures)
 
     def subjects(self, *, under: str | None = None, include_fixtures: bool = False) -> list[str]:

@@ -71,10 +71,14 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
 
 
 def newest(db: Database, *, subjects: Sequence[str] | None = None, limit: int = 20, offset: int = 0,
-           include_fixtures: bool = False, conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
-    """Current beliefs newest first (by recording), of ``subjects`` when given (each exactly as given): at
-    most ``limit`` from ``offset``, the page read from the listing's index, not every belief sorted."""
+           after: str | UUID | None = None, include_fixtures: bool = False,
+           conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+    """Current beliefs newest first (by recording; those recorded together by id), of ``subjects`` when given
+    (each exactly as given): at most ``limit`` after the belief ``after`` (the last of the page before: pages
+    that neither repeat nor skip one while others are written) or from ``offset``; the page read from the
+    listing's index, not every belief sorted."""
     check_page_limit(limit)
+    check_cursor(after)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise errors.InvalidInput(f"{errors.argument('offset')} must be a whole number, 0 or more, not {offset!r}")
     if subjects is not None and not subjects:
@@ -82,7 +86,12 @@ def newest(db: Database, *, subjects: Sequence[str] | None = None, limit: int = 
     params = {"subjects": list(subjects) if subjects is not None else None, "fixtures": include_fixtures,
               "offset": offset, "limit": limit}
     with a_page(db, conn) as c:
-        return db.fetch_all(Belief, Q.newest_current_beliefs, params, c)
+        if after is None:
+            return db.fetch_all(Belief, Q.newest_current_beliefs, params, c)
+        if offset:
+            raise errors.InvalidInput(f"{errors.argument('after')} and {errors.argument('offset')} do not go"
+                                      " together: a page follows the last of the one before, or starts at an offset")
+        return db.fetch_all(Belief, Q.newest_current_beliefs_after, {**params, "after": resolve(db, after, c)}, c)
 
 
 def subject_named(db: Database, subject: str, conn: psycopg.Connection[Any] | None = None) -> str:
