@@ -11,6 +11,7 @@ import typer
 from beliefdb import api, render
 from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Json, errors, fail, text_arguments
 from beliefdb.models import AgentLogin
+from beliefdb.render.terminal import for_terminal
 
 agent_app = typer.Typer(help="Database logins of agents: each logs in with its own password, is its own principal and"
                              " acts in one workspace only. Managed by the schema owner's database user.",
@@ -48,6 +49,7 @@ def agent_create(
     typer.echo(f"agent {made.name} in workspace {made.workspace}: its URL holds the password, shown once", err=True)
 
 
+@for_terminal
 def _line(agent: AgentLogin) -> str:
     workspace = agent.workspace if agent.workspace is not None else f"(deleted workspace {agent.workspace_id})"
     state = "" if agent.can_login else "\t(role dropped or altered by hand: cannot log in)"

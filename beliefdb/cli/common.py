@@ -21,6 +21,7 @@ import typer
 from beliefdb import api, render
 from beliefdb.api import DEFAULT_WORKSPACE, BeliefDB, connect
 from beliefdb.errors import BeliefDBError
+from beliefdb.render.terminal import plain
 from beliefdb.vocabulary import Authority as Authority  # option types, listed in beliefdb.vocabulary
 from beliefdb.vocabulary import Label as Label
 
@@ -75,7 +76,7 @@ def fail(code: str, message: str, as_json: bool, exit_code: int = 1) -> NoReturn
     if as_json:
         typer.echo(render.to_json({"error": code, "message": message}))
     else:
-        typer.echo(f"error: {message}", err=True)
+        typer.echo(f"error: {plain(message)}", err=True)  # (one line, whatever name it quotes)
     raise typer.Exit(exit_code)
 
 
@@ -294,4 +295,4 @@ def print_skipped(files: list[tuple[str, str]], chat: bool) -> None:
         reads = api.suffix_list(api.CHAT_SUFFIXES if chat else api.SUPPORTED_SUFFIXES, "and")
         typer.echo(f"{len(files)} file(s) skipped (ingest reads {reads} files):")
         for path, why in files:
-            typer.echo(f"  {path}: {why}")
+            typer.echo(f"  {plain(path)}: {why}")

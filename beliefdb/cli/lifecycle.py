@@ -20,6 +20,7 @@ from beliefdb.cli.common import (
     with_memory,
 )
 from beliefdb.models import ConfidenceReport, PendingMention
+from beliefdb.render.terminal import cleaned
 from beliefdb.vocabulary import Outcome
 
 
@@ -141,6 +142,8 @@ def forget(
     if as_json:
         typer.echo(render.to_json(render.forgotten_json(result)))
         return
+    fingerprint = result.fingerprint()  # (of what was forgotten: the text shown below is made harmless)
+    result = cleaned(result)
     head = "would forget" if result.preview else "forgot"
     flagged = result.would_flag if result.preview else result.flagged
     would = "would be " if result.preview else ""
@@ -150,7 +153,7 @@ def forget(
                f" {result.proposals} proposal(s) masked or cleared"
                + (f", {result.labels_masked} speaker label(s) masked" if result.labels_masked else "") + ";"
                f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held"
-               + (f"\nfingerprint: {result.fingerprint()} (forget --expect with it forgets only this)"
+               + (f"\nfingerprint: {fingerprint} (forget --expect with it forgets only this)"
                   if result.preview else ""))
     if result.mentions:
         shown = ", ".join(f"{m.kind} {m.id} ({m.field}, {m.owner})" for m in result.mentions[:MENTIONS_SHOWN])

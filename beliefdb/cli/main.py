@@ -69,6 +69,7 @@ from beliefdb.cli.common import (
 from beliefdb.errors import InvalidInput, wording
 from beliefdb.models import IngestFailure, IngestReport
 from beliefdb.render import pictures
+from beliefdb.render.terminal import plain
 
 HELP = "Agent memory that knows why it believes something, and what must change when it is wrong."
 
@@ -270,7 +271,7 @@ def ingest(
     else:
         for r in results:
             if isinstance(r, IngestFailure):
-                typer.echo(f"error: {r.message}", err=True)
+                typer.echo(f"error: {plain(r.message)}", err=True)
             else:
                 typer.echo(render.ingest_report(r))
         print_skipped(skipped, chat)

@@ -14,6 +14,7 @@ import typer
 from beliefdb import api, render
 from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors, text_arguments, usage
 from beliefdb.models import MigrationStatus
+from beliefdb.render.terminal import cleaned
 
 
 class DemoStory(StrEnum):
@@ -368,7 +369,7 @@ def token_list(
     if as_json:
         typer.echo(render.to_json(rows))
         return
-    for t in rows:
+    for t in cleaned(rows):
         state = f"revoked {t.revoked_at.isoformat()}" if t.revoked_at else "active"
         typer.echo(f"{t.id}\t{t.workspace}\t{t.principal}\t{'read-only' if t.read_only else 'read-write'}\t"
                    f"{t.created_at.isoformat()}\t{state}")

@@ -15,6 +15,7 @@ import typer
 from beliefdb import api, render
 from beliefdb.cli.common import MEMORY, Json, Memory, errors, print_skipped, skipped_files, usage, with_memory
 from beliefdb.models import Job, JobOutcome, WorkReport
+from beliefdb.render.terminal import for_terminal, plain
 from beliefdb.vocabulary import JobStatus
 
 
@@ -32,11 +33,12 @@ def submit(memory: Memory, paths: list[Path], *, source: str | None, authority: 
         return
     listed = api.documents(paths, api.CHAT_SUFFIXES) if chat else api.documents(paths)
     for job, (_name, path) in zip(ids, listed, strict=True):
-        typer.echo(f"queued job {job}: {api.shown(path)}")
+        typer.echo(f"queued job {job}: {plain(api.shown(path))}")
     typer.echo(f"{len(ids)} job(s) queued: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
     print_skipped(left_out, chat)
 
 
+@for_terminal
 def _outcome_line(o: JobOutcome) -> str:
     if o.status == "done":
         line = f"job {o.id} done: {api.shown(o.source)} (attempt {o.attempts})"
@@ -119,6 +121,7 @@ def _counts(result: dict[str, object]) -> str:
     return ", ".join([f"{result.get('accepted', 0)} accepted", *others, f"version {result.get('version')}"])
 
 
+@for_terminal
 def _jobs_table(rows: list[Job]) -> str:
     if not rows:
         return "no jobs"

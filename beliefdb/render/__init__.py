@@ -35,6 +35,7 @@ from beliefdb.models import (
 )
 from beliefdb.render.ids import short
 from beliefdb.render.ingest import ingest_report, not_embedded
+from beliefdb.render.terminal import JSON_CONTROLS, for_terminal
 
 __all__ = ["ingest_report", "short"]  # (re-exported: render.short and render.ingest_report are the callers' names)
 
@@ -68,7 +69,9 @@ def jsonable(value: Any) -> Any:
 
 
 def to_json(value: Any) -> str:
-    return json.dumps(jsonable(value), ensure_ascii=False, indent=2)
+    """``value`` as JSON, every control character escaped (JSON's escapes: the text is exact once read),
+    none raw for a terminal to run. (json.dumps escapes C0 itself; DEL and C1 only appear in strings.)"""
+    return json.dumps(jsonable(value), ensure_ascii=False, indent=2).translate(JSON_CONTROLS)
 
 
 def evidence_json(e: Evidence) -> dict[str, Any]:
@@ -98,6 +101,7 @@ def valid_time(r: Range[datetime]) -> str:
     return f"{lower} → {upper}"
 
 
+@for_terminal
 def beliefs_table(rows: Iterable[Belief], *, with_status: bool = False) -> str:
     lines = []
     for b in rows:
@@ -109,6 +113,7 @@ def beliefs_table(rows: Iterable[Belief], *, with_status: bool = False) -> str:
     return "\n".join(lines) if lines else "(no beliefs)"
 
 
+@for_terminal
 def why(w: Why) -> str:
     b = w.belief
     lines = [
@@ -167,6 +172,7 @@ def why(w: Why) -> str:
     return "\n".join(lines)
 
 
+@for_terminal
 def audit(result: AuditResult) -> str:
     if result.ok:
         return f"audit chain ok: {result.events} events, every link verifies"
@@ -177,6 +183,7 @@ def audit(result: AuditResult) -> str:
     return f"audit chain BROKEN: {where}" + (f": {result.problem}" if result.problem else "")
 
 
+@for_terminal
 def decisions(rows: Iterable[Decision]) -> str:
     """Each decision with its reasons: the beliefs one reason needs together, and whether it is lost."""
     lines = []
@@ -193,6 +200,7 @@ def decisions(rows: Iterable[Decision]) -> str:
     return "\n".join(lines) if lines else "(no decisions)"
 
 
+@for_terminal
 def actions(rows: Iterable[Action]) -> str:
     lines = [f"{short(a.id)}  [{a.status}]  {a.description}  (decision {short(a.decision_id)})" for a in rows]
     return "\n".join(lines) if lines else "(no actions)"
@@ -225,6 +233,7 @@ def impact_json(rows: list[ImpactRow]) -> dict[str, Any]:
     }
 
 
+@for_terminal
 def impact(rows: list[ImpactRow]) -> str:
     grouped = impact_json(rows)
     lines = [f"would stop holding: {len(grouped['stops_holding'])}"]
@@ -248,6 +257,7 @@ def impact(rows: list[ImpactRow]) -> str:
     return "\n".join(lines)
 
 
+@for_terminal
 def correction_preview(p: CorrectionPreview) -> str:
     if p.proposed:
         lines = [f"belief {p.belief} (revision {p.revision}) is owned by {p.owner}: applying proposes the correction",
@@ -278,6 +288,7 @@ def correction_preview(p: CorrectionPreview) -> str:
     return "\n".join(lines)
 
 
+@for_terminal
 def derived(r: DerivedBelief) -> str:
     """``derive``'s line: the belief and its status (and its world when that is not production history),
     and why its embedding waits if it does."""
@@ -286,6 +297,7 @@ def derived(r: DerivedBelief) -> str:
             + (f"\n{not_embedded(r.embedding_deferred)}" if r.embedding_deferred else ""))
 
 
+@for_terminal
 def correction_result(r: CorrectionResult) -> str:
     if r.proposed:
         again = " (already proposed)" if r.already_applied else ""
@@ -318,6 +330,7 @@ def change_kinds(c: Changes, labels: Callable[[Sequence[UUID]], Iterable[NodeLab
     return {n.id: n.kind for n in labels(ids)} if ids else {}
 
 
+@for_terminal
 def changes(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str] | None = None) -> str:
     """A change report; ``preview``: the same report, said of what would happen. With ``kinds`` (the
     beliefs, decisions and actions among its nodes, as ``BeliefDB.labels`` names them) each count says
@@ -351,6 +364,7 @@ def changes(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str] | No
     return "\n".join(lines)
 
 
+@for_terminal
 def review_resolution(result: ReviewResolution) -> str:
     line = f"{result.kind} {result.node or result.source_id}: {result.status}"
     applied = result.correction
@@ -374,6 +388,7 @@ def review_resolution(result: ReviewResolution) -> str:
     return line
 
 
+@for_terminal
 def review_items(rows: Iterable[ReviewItem], *, paged: bool = False) -> str:
     """The review queue, an item a line; ``paged``: a page after an item (none left: no more, not an empty
     queue)."""

@@ -7,6 +7,7 @@ from typing import Any
 from beliefdb.models import Answer, AskResult, FragmentHit, Replaced
 from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
 from beliefdb.render import evidence_json, jsonable, short, valid_time
+from beliefdb.render.terminal import for_terminal
 from beliefdb.text.excerpts import excerpt
 
 
@@ -84,6 +85,7 @@ def _history_text(n: int, current: int, h: Replaced) -> list[str]:
     return lines
 
 
+@for_terminal
 def ask_text(r: AskResult) -> str:
     if r.status == "memory_unavailable":
         return f"memory unavailable: {r.reason} (this is not 'no history': memory could not be asked)"

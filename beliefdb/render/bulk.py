@@ -10,6 +10,7 @@ from beliefdb.models import BulkReport, IngestReport
 from beliefdb.models.bulk import reason_kind
 from beliefdb.render.ids import short
 from beliefdb.render.ingest import SKIPPED_SHOWN, shorten
+from beliefdb.render.terminal import for_terminal
 
 #: the documents proposed to their owners that the text output names (``--json`` lists them all)
 PROPOSED_SHOWN = 5
@@ -19,6 +20,7 @@ NAMED = 3
 SHOWN = 5
 
 
+@for_terminal
 def bulk_summary(report: BulkReport) -> str:
     """The totals of a bulk ingest, then the texts it only proposed to their sources' owners (rule 17 of
     docs/rules.md), what the new versions did to what was stored, what they did not store and why, and why

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from beliefdb.models import CurrentAgain, IngestFailure, IngestReport
 from beliefdb.render.ids import short
+from beliefdb.render.terminal import for_terminal
 
 
+@for_terminal
 def ingest_report(result: IngestReport | IngestFailure) -> str:
     if isinstance(result, IngestFailure):
         return f"✗ {result.path}: {result.message}"

@@ -7,12 +7,14 @@ from collections.abc import Iterable
 
 from beliefdb.models import RepairPlan, RepairResult, ReplayResult, Run, TraceInput, TraceStep
 from beliefdb.render import short
+from beliefdb.render.terminal import for_terminal
 from beliefdb.vocabulary import REPAIR_ACTIONS, RepairAction
 
 MARKS: dict[str, str] = {RepairAction.delete: "✗", RepairAction.quarantine: "⊘", RepairAction.invalidate: "–",
          RepairAction.replay: "↻", RepairAction.preserve: "✓"}
 
 
+@for_terminal
 def runs(rows: Iterable[Run]) -> str:
     lines = [f"{short(r.id)}  {r.created_at:%Y-%m-%d %H:%M:%S}  {r.steps:>4} steps  {r.agent}  {r.task}"
              + (f"  (replay of {short(r.parent_run_id)})" if r.parent_run_id else "") for r in rows]
@@ -24,6 +26,7 @@ def _payload(payload: dict[str, object], width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+@for_terminal
 def steps(rows: Iterable[TraceStep], inputs: Iterable[TraceInput]) -> str:
     by_step: dict[object, list[TraceInput]] = {}
     for i in inputs:
@@ -43,6 +46,7 @@ def steps(rows: Iterable[TraceStep], inputs: Iterable[TraceInput]) -> str:
 UNTOUCHED = "not reachable from the faulty memories"
 
 
+@for_terminal
 def plan(p: RepairPlan, *, list_untouched: bool = True) -> str:
     """The plan, each action with how many it takes: the figure ``applied`` prints for the same plan
     (``p`` read with ``untouched``). Without ``list_untouched`` the untouched steps are counted, not
@@ -63,6 +67,7 @@ def plan(p: RepairPlan, *, list_untouched: bool = True) -> str:
     return "\n".join(lines)
 
 
+@for_terminal
 def applied(r: RepairResult) -> str:
     counts = ", ".join(f"{len(r.plan.of(a))} {a}" for a in REPAIR_ACTIONS)
     lines = [f"repair {r.repair_id} applied: {counts}"]
@@ -72,6 +77,7 @@ def applied(r: RepairResult) -> str:
     return "\n".join(lines)
 
 
+@for_terminal
 def replayed(r: ReplayResult) -> str:
     lines = [f"replayed {len(r.replayed)} step(s) with {r.calls} executor call(s)"]
     lines += [f"  run {short(old)} → branch {short(new)}" for old, new in r.run_ids.items()]
