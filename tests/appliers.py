@@ -57,6 +57,8 @@ def apply_one(url: str, pipe: Connection, env: Mapping[str, str] | None = None) 
                "held": sorted(map(str, r.held))}
     except errors.StaleCorrectionPreview as exc:
         out = {"outcome": "stale", "code": exc.code, "message": exc.message}
+    except errors.NotCorrectable as exc:
+        out = {"outcome": "not_correctable", "code": exc.code, "message": exc.message}
     except Exception as exc:
         out = {"outcome": "error", "type": type(exc).__name__, "message": str(exc)}
     pipe.send(out)

@@ -122,7 +122,7 @@ def test_a_story_through_the_async_client(db_url: str) -> None:
             applied = await db.apply_correction(days.id, "Returns are accepted within 14 days.", value="14 days",
                                                 reviewer="rita", expect_revision=seen.revision)
             assert applied.flagged == [decision.id]
-            with pytest.raises(errors.StaleCorrectionPreview):  # errors arrive as they do from BeliefDB
+            with pytest.raises(errors.NotCorrectable):  # errors arrive as they do from BeliefDB (superseded now)
                 await db.apply_correction(days.id, "Returns are accepted within 30 days.", value="30 days",
                                           reviewer="rita", expect_revision=seen.revision - 1)
 

@@ -254,13 +254,16 @@ def test_the_same_idempotency_key_is_already_applied(cli: Cli, three: dict[str, 
     assert count(postgresql, "correction") == 1
 
 
-def test_a_second_different_correction_on_the_old_revision_is_stale(cli: Cli, three: dict[str, str],
-                                                                     postgresql: psycopg.Connection[Any]) -> None:
+def test_a_second_different_correction_on_the_old_revision_is_not_correctable(
+        cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
+    """The first correction superseded the belief: the second is refused as a new preview would refuse
+    it (not_correctable, naming the replacement), not as a stale preview."""
     seen = cli.json("correct", three["refund"], FIX, "--reviewer", "rita", "--preview")
-    cli.json("correct", three["refund"], FIX, "--reviewer", "rita", "--apply", "--expect-revision",
-             str(seen["revision"]))
-    cli.error("correct", three["refund"], "Refunds are cash.", "--reviewer", "bob", "--apply", "--expect-revision",
-              str(seen["revision"]), code="stale_correction_preview")
+    first = cli.json("correct", three["refund"], FIX, "--reviewer", "rita", "--apply", "--expect-revision",
+                     str(seen["revision"]))
+    err = cli.error("correct", three["refund"], "Refunds are cash.", "--reviewer", "bob", "--apply",
+                    "--expect-revision", str(seen["revision"]), code="not_correctable")
+    assert first["replacement"] in err["message"]
     assert count(postgresql, "correction") == 1
 
 

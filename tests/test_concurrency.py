@@ -2,7 +2,8 @@
 
 * 16 appliers of corrections to one belief, all after the same preview: exactly one applies,
   the ones repeating that same correction get ``already_applied`` with the same ids, the others
-  ``stale_correction_preview``; one correction row, one replacement, and the audit chain verifies.
+  ``not_correctable`` (the belief is superseded since, naming its replacement); one correction row,
+  one replacement, and the audit chain verifies.
 * SIGKILL of the applying process, many times: held inside its transaction after its writes (the
   database must be fully before the correction), held after its commit (fully after), and at random
   moments (either, never a mix); every run has both outcomes, and the stored holding always equals a
@@ -195,11 +196,11 @@ def test_concurrent_appliers_one_applies(bdb: beliefdb.BeliefDB, db_url: str, st
                 assert results[i]["outcome"] == "already_applied"
                 assert (results[i]["correction"], results[i]["replacement"]) == (won["correction"], won["replacement"])
         losers = list(range(8, 16))
-    else:  # a different correction won: every other applier saw a stale preview
+    else:  # a different correction won: every other applier found the belief superseded
         losers = [i for i in range(16) if i != winner]
-    for i in losers:
-        assert results[i]["outcome"] == "stale"
-        assert results[i]["code"] == "stale_correction_preview"
+    for i in losers:  # superseded since their preview: not correctable, whatever revision they bring (rule 7)
+        assert results[i]["outcome"] == "not_correctable"
+        assert results[i]["code"] == "not_correctable" and won["replacement"] in results[i]["message"]
     assert won["flagged"] == [str(decision.id)] and won["held"] == [str(action.id)]
 
     with superuser(db_url) as conn:

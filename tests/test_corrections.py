@@ -237,6 +237,27 @@ def test_a_superseded_belief_cannot_be_corrected(bdb: beliefdb.BeliefDB, su: Su,
     assert again.already_applied is False and again.superseded == [first.replacement]
 
 
+def test_a_belief_superseded_since_the_preview_is_not_correctable_whatever_the_revision(
+        bdb: beliefdb.BeliefDB, cli: Cli, su: Su, world: World) -> None:
+    """Corrected by another between the preview and the apply, the belief is not_correctable, naming what
+    replaced it (what a preview says now), whatever revision the apply brings: it was a
+    stale_correction_preview ("preview the correction again"), whose new preview then refused it."""
+    seen = bdb.preview_correction(world.x, NEW_TEXT, value="14 days")
+    other = bdb.apply_correction(world.x, "Returns within 30 days.", value="30 days", reviewer="sam",
+                                 expect_revision=seen.revision)
+    before = su.counts()
+    for expect in (seen.revision, revision(bdb, world.x), revision(bdb, world.x) + 5):
+        with pytest.raises(errors.NotCorrectable) as refused:
+            bdb.apply_correction(world.x, NEW_TEXT, value="14 days", reviewer="rita", expect_revision=expect)
+        assert str(other.replacement) in str(refused.value)
+    with pytest.raises(errors.NotCorrectable) as previewed:
+        bdb.preview_correction(world.x, NEW_TEXT, value="14 days")
+    err = cli.error("correct", str(world.x), NEW_TEXT, "--value", "14 days", "--reviewer", "rita", "--apply",
+                    "--expect-revision", str(seen.revision), code="not_correctable")
+    assert err["message"] == str(previewed.value) == str(refused.value)
+    assert su.counts() == before
+
+
 # ---------------------------------------------------------------------------------------------
 # stale, already applied, atomic (rule 7)
 

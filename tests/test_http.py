@@ -185,6 +185,12 @@ def test_correction_preview_apply_stale_and_repeated(alice: Api) -> None:
     assert alice.get(f"/beliefs/{applied['replacement']}")["evidence"][0]["quote"] == body["statement"]
     repeated = alice.post("/corrections", body | {"expected_revision": seen["revision"]})
     assert repeated["already_applied"] is True and repeated["correction"] == applied["correction"]
+    # another correction after the same preview: the belief was superseded meanwhile, which a new preview
+    # would not change: 409 not_correctable naming what replaced it, not stale_correction_preview
+    other = {"belief": window, "statement": "Returns are accepted within 30 days.", "value": "30 days"}
+    refused = alice.post("/corrections", other | {"expected_revision": seen["revision"]}, expect=409)
+    assert refused["error"] == "not_correctable" and applied["replacement"] in refused["message"]
+    assert alice.post("/corrections/preview", other, expect=409) == refused
 
 
 def test_retraction_review_and_runs(alice: Api) -> None:

@@ -34,8 +34,10 @@ def preview(db: Database, belief: str | UUID, statement: str | None = None, valu
 def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, expect_revision: int,
           value: str | None = None, reason: str | None = None, idempotency_key: str | None = None,
           conn: psycopg.Connection[Any] | None = None) -> CorrectionResult:
-    """Apply a correction in one transaction. A revision other than ``expect_revision`` raises
-    StaleCorrectionPreview; the same correction again returns the existing one, already_applied.
+    """Apply a correction in one transaction. A belief that cannot be corrected now (superseded or
+    retracted since the preview) raises NotCorrectable, naming what replaced it, whatever
+    ``expect_revision`` is (as a new preview would); otherwise a revision other than ``expect_revision``
+    raises StaleCorrectionPreview; the same correction again returns the existing one, already_applied.
     A belief the session's principal does not own is not changed: the correction is proposed to
     its owner in the review queue (``proposed``, ``review_item``). A replacement stored without its
     embedding says why (``embedding_deferred``)."""

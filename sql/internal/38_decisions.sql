@@ -331,8 +331,9 @@ comment on function beliefdb._require_same_request(uuid, text, uuid, text, text,
 
 -- A correction as beliefdb.apply_correction makes it (the report as jsonb, as review_resolve keeps
 -- it when an owner approves a proposed correction): the belief locked, a key used for another
--- request refused (BD009), a repeat found (the same correction, or its idempotency key), the
--- revision checked (BD007), another principal's belief proposed to its owner, else the change made
+-- request refused (BD009), a repeat found (the same correction, or its idempotency key), a belief
+-- that cannot be corrected refused (BD005, not_correctable, whatever the revision), the revision
+-- checked (BD007), another principal's belief proposed to its owner, else the change made
 -- (beliefdb._apply_correction_core) and audited as one event (correction.apply, its statements'
 -- rows as its entries: beliefdb._audit_open).
 create or replace function beliefdb._apply_correction(
@@ -350,6 +351,7 @@ declare
     v_result jsonb;
     v_opened boolean;
     v_summary jsonb;
+    v_proposal boolean;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -376,12 +378,17 @@ begin
             'proposed', false, 'changes', v_changes);
     end if;
 
+    -- a belief that cannot be corrected now (superseded or retracted meanwhile, or another's no longer
+    -- current) is refused as a preview now refuses it, naming what replaced it, whatever revision the
+    -- apply brings: a new preview would not help (BD005, not_correctable); only a belief still
+    -- correctable whose revision moved is stale
+    v_proposal := beliefdb._correction_is_proposal(v_old);
     if v_old.revision <> p_expected_revision then
         raise exception 'belief % changed since the preview: it is at revision %, the preview saw %; nothing was changed: preview the correction again',
             p_belief, v_old.revision, p_expected_revision using errcode = 'BD007';
     end if;
     -- someone else's belief: the correction waits in the review queue for its owner
-    if beliefdb._correction_is_proposal(v_old) then
+    if v_proposal then
         return beliefdb._propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
                                            p_idempotency_key);
     end if;
