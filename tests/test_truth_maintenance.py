@@ -289,6 +289,25 @@ def test_the_same_derivation_again_is_the_belief_it_made(bdb: beliefdb.BeliefDB,
     assert bdb.audit_verify().ok
 
 
+def test_a_new_derived_belief_starts_at_revision_one(bdb: beliefdb.BeliefDB, cli: Any) -> None:
+    """A derived belief is new as an ingested one is: revision 1, whether it holds at once or not (it was
+    stored unsupported and made current by the propagation of its own derivation: revision 2, though
+    nothing had changed it). Its correction's preview shows that revision, and the apply takes it."""
+    a = fact(bdb, "fresh")
+    assert bdb.why(a).belief.revision == 1
+    made = bdb.derive("Fresh der", "fd", "is", "yes", [a])
+    assert made.status == "current" and bdb.why(made.id).belief.revision == 1
+    assert "[current, revision 1]" in cli("why", str(made.id)).stdout
+    gone = fact(bdb, "gone")
+    bdb.retract(belief=gone, reason="wrong")
+    idle = bdb.derive("Idle der", "fd", "idle", "yes", [gone])
+    assert idle.status == "unsupported" and bdb.why(idle.id).belief.revision == 1
+    seen = bdb.preview_correction(made.id, "Fresh der, corrected.")
+    assert seen.revision == 1
+    fixed = bdb.apply_correction(made.id, "Fresh der, corrected.", reviewer="rita", expect_revision=seen.revision)
+    assert fixed.superseded == [made.id] and fixed.already_applied is False
+
+
 def test_circular_support_dies_with_its_only_real_support(bdb: beliefdb.BeliefDB, su: Su) -> None:
     real = fact(bdb, "real")
     x = bdb.derive("x", "loop", "x", "1", [real]).id

@@ -180,13 +180,23 @@ begin
     if v_id is not null then
         return row(v_id, v_status)::beliefdb.recorded;
     end if;
-    insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, confidence_kind, status,
+    -- stored current, as an ingested claim is: the propagation below settles its status. A new belief
+    -- starts at revision 1 whatever status that gives it (nothing changed it since it was recorded,
+    -- and a preview of its correction shows that revision), so a status other than current, set by
+    -- the propagation of its own derivation, does not count as a change (stored unsupported, every
+    -- new derived belief that held started at revision 2)
+    insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, confidence_kind,
                                  provenance)
-    values (v_ws, p_statement, p_subject, p_attribute, p_value, p_kind, 'derived', 'unsupported', v_provenance)
+    values (v_ws, p_statement, p_subject, p_attribute, p_value, p_kind, 'derived', v_provenance)
     returning id into v_id;
     perform beliefdb._add_justification(v_ws, v_id, v_from, 'derives');
     perform beliefdb.propagate(v_ws, array[v_id]);
-    select b.status into v_status from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_id;
+    update beliefdb.belief b set revision = 1
+     where b.workspace_id = v_ws and b.id = v_id and b.revision <> 1
+    returning b.status into v_status;
+    if not found then
+        select b.status into v_status from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_id;
+    end if;
     return row(v_id, v_status)::beliefdb.recorded;
 end
 $$;
