@@ -106,8 +106,14 @@ def test_why_lists_the_retractions_of_a_belief_and_of_where_its_evidence_comes_f
         assert db.why(red, as_of=moment(5)).retractions == []
         assert [(r.what, r.restored_at) for r in db.why(red, as_of=moment(25)).retractions] == [
             ("source", moment(20))]
+        # not believed while its source was retracted: shown with its status then, the retraction listed
+        # (restored later: not by then)
+        retracted = db.why(red, as_of=moment(15))
+        assert retracted.belief.status == "unsupported"
+        assert [(r.what, r.retracted_at, r.restored_at) for r in retracted.retractions] == [
+            ("source", moment(10), None)]
         with pytest.raises(beliefdb.errors.NotFound):
-            db.why(red, as_of=moment(15))  # not believed while its source was retracted
+            db.why(red, as_of=moment(-1))  # not recorded yet
 
 
 def test_a_tie_is_conflicting_only_while_its_rival_is_believed(db_url: str) -> None:

@@ -23,7 +23,7 @@ def _stored(bdb: beliefdb.BeliefDB, belief: UUID) -> tuple[str, float]:
 
 
 def _as_of_now(bdb: beliefdb.BeliefDB, belief: UUID) -> float:
-    with bdb.database.transaction() as c:  # as of now (why --as-of refuses a belief not believed then)
+    with bdb.database.transaction() as c:  # as of now
         rows = c.execute("select factor, weight from beliefdb.confidence_factors_at("
                          "beliefdb.current_workspace_id(), %s, now())", (belief,)).fetchall()
     assert rows[-1][0] == "confidence"

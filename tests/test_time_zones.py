@@ -136,8 +136,10 @@ def test_an_as_of_without_a_zone_is_local_time_at_every_door(in_new_york: None, 
         }
         assert seen == {"beliefs": [[office.id], []], "answers": [[office.id], []], "ask": [[office.id], []],
                         "why": ["current"], "graph": [[office.id], []]}
-        with pytest.raises(errors.NotFound, match="was not believed at 2026-02-01T09:00:00-05:00"):
-            db.why(office.id, as_of=after)
+        # as of 09:00 local its valid time was over: why shows it expired then
+        assert db.why(office.id, as_of=after).belief.status == "expired"
+        with pytest.raises(errors.NotFound, match="was not recorded yet at 2026-01-01T09:00:00-05:00"):
+            db.why(office.id, as_of=datetime(2026, 1, 1, 9, 0))
     on_tokyo = Cli({"BELIEFDB_URL": in_tokyo(db_url)})
     assert [len(on_tokyo.json("beliefs", "--as-of", m.isoformat())) for m in (before, after)] == [1, 0]
 

@@ -238,7 +238,7 @@ def test_a_page_as_of_a_moment_links_a_belief_not_believed_then_to_its_page_now(
         assert db.why(story.seven).belief.status == "superseded"
     sign_in(client, api.create_token("default", "alice", url=db_url).token)
     page = client.get(f"/beliefs/{fifteen}", params={"as_of": then.isoformat()}, headers=HTML).text
-    # the 7 days, superseded by then, has no page as of then ('was not believed at', 404): its page now
+    # the 7 days, superseded by then, is linked to its page now (not believed then)
     assert f'href="/beliefs/{story.seven}?as_of=' not in page
     assert f'href="/beliefs/{story.seven}"' in page
     for link in set(re.findall(r'href="(/(?:beliefs|decisions|actions)/[^"]+)"', page)):

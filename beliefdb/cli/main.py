@@ -316,7 +316,8 @@ def why(
     ref: Annotated[str, typer.Argument(help="A belief, decision or action id, or a unique prefix of it.",
                                        metavar="ID")],
     as_of: Annotated[str | None, typer.Option(
-        help="As it was believed at this ISO 8601 moment (evidence and history recorded by then).")] = None,
+        help="As it stood at this ISO 8601 moment, with the status it had then (superseded, expired or retracted"
+             " then too; evidence and history recorded by then).")] = None,
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures",
         help="Allow a fixture or synthetic belief, and show fixture material built on or under it, labelled"

@@ -182,6 +182,25 @@ select (f.b).id, (f.b).statement, (f.b).subject, (f.b).attribute, (f.b).value, (
   left join beliefdb.confidences_at(beliefdb.current_workspace_id(), (select array_agg((x.b).id) from found x),
                                     %(as_of)s) c on c.belief_id = (f.b).id;
 
+-- belief_recorded_as_of --
+-- One belief as it stood at as_of, believed then or not, if it was recorded by then (none when it was not): the status it had then (beliefdb.belief_status_at: current or conflicting while live then, else retracted, superseded, unsupported or expired then), its confidence then (beliefdb.confidences_at), its evidence counted by as_of
+with found as materialized (
+    select b
+      from beliefdb.belief b
+     where b.workspace_id = beliefdb.current_workspace_id() and b.id = %(id)s and b.recorded_at <= %(as_of)s
+)
+select (f.b).id, (f.b).statement, (f.b).subject, (f.b).attribute, (f.b).value, (f.b).kind, (f.b).scope,
+       (f.b).valid_time, c.confidence, (f.b).confidence_kind::text as confidence_kind,
+       beliefdb.belief_status_at(f.b, %(as_of)s)::text as status, (f.b).revision, (f.b).owner, (f.b).recorded_at,
+       (select count(*) from beliefdb.evidence e
+         where e.workspace_id = (f.b).workspace_id and e.belief_id = (f.b).id and e.role = 'supports'
+           and e.created_at <= %(as_of)s)::integer
+         as evidence_count,
+       (f.b).provenance::text as provenance
+  from found f
+  left join beliefdb.confidences_at(beliefdb.current_workspace_id(), (select array_agg((x.b).id) from found x),
+                                    %(as_of)s) c on c.belief_id = (f.b).id;
+
 -- belief_by_id --
 -- One belief as it is now (evidence counted by as_of, now when null)
 select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
@@ -1222,6 +1241,12 @@ select c.id, c.belief_id, c.replacement_belief_id as replacement, c.reviewer, c.
 select b.id, beliefdb.status_at(b, %(as_of)s)::text as status
   from beliefdb.belief b
  where b.id = any(%(ids)s::uuid[]) and beliefdb.believed_at(b, %(as_of)s);
+
+-- graph_recorded_as_of --
+-- The status these beliefs had at as_of, believed then or not (beliefdb.belief_status_at: retracted, superseded, unsupported or expired then too), of those recorded by then
+select b.id, beliefdb.belief_status_at(b, %(as_of)s)::text as status
+  from beliefdb.belief b
+ where b.id = any(%(ids)s::uuid[]) and b.recorded_at <= %(as_of)s;
 
 -- graph_status_as_of --
 -- The status these decisions and actions had at as_of, of those recorded by then, from their review items (beliefdb.decision_status_at, beliefdb.action_status_at)

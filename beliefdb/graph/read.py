@@ -100,6 +100,13 @@ def believed_at(db: Database, beliefs: Iterable[UUID], as_of: datetime, conn: Co
     return {r["id"]: r["status"] for r in rows}
 
 
+def recorded_at(db: Database, beliefs: Iterable[UUID], as_of: datetime, conn: Conn) -> dict[UUID, str]:
+    """Which of these beliefs were recorded by ``as_of``, with the status they had then, believed then or not
+    (superseded, expired, retracted or unsupported then too)."""
+    rows = db.fetch_all(dict, Q.graph_recorded_as_of, {"ids": _ids(beliefs), "as_of": as_of}, conn)
+    return {r["id"]: r["status"] for r in rows}
+
+
 def status_then(db: Database, ids: Iterable[UUID], as_of: datetime, conn: Conn) -> dict[UUID, str]:
     """The status these decisions and actions had at ``as_of`` (flagged, held, approved or rejected then); one
     recorded later is left out."""

@@ -122,8 +122,8 @@ def _hidden_reasons(canvas: Canvas, decision: UUID) -> None:
                               " not production history")
 
 
-#: the status, in a picture as of a moment, of a belief that was not believed then (superseded by then,
-#: or not recorded yet): it has no page as of that moment
+#: the status, in a picture as of a moment, of a belief other than its focus that was not believed then
+#: (superseded by then, or not recorded yet): the web pages link it to its page as it is now
 NOT_BELIEVED = "not believed then"
 
 
@@ -132,7 +132,12 @@ def _as_of(db: Database, canvas: Canvas, focus: UUID, as_of: datetime, c: read.C
     beliefs = [n.id for n in canvas.nodes.values() if n.kind == "belief"]
     then = read.believed_at(db, beliefs, as_of, c)
     if canvas.nodes[focus].kind == "belief" and focus not in then:
-        raise errors.NotFound(f"belief {focus} was not believed at {as_of.isoformat()}")
+        # the focus is drawn with the status it had then, believed then or not (as why shows it); only a
+        # belief not recorded yet then has no picture as of then
+        recorded = read.recorded_at(db, [focus], as_of, c)
+        if focus not in recorded:
+            raise errors.NotFound(f"belief {focus} was not recorded yet at {as_of.isoformat()}")
+        then[focus] = recorded[focus]
     for belief in beliefs:
         node = canvas.nodes[belief]
         node.status = then.get(belief, NOT_BELIEVED)

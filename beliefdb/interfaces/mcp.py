@@ -264,9 +264,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                                                               include_fixtures=include_fixtures, run=run),
                       lambda asked: render_ask.ask_json(answered(asked)))
 
-    @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors,"
-          " what it replaced or was replaced by, and the decisions and actions built on it. Use it before you"
-          " act on a belief you doubt, or to cite it (with `run`: recorded as read by that run).")
+    @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors, what it"
+          " replaced or was replaced by, what is built on it (`as_of`: as it stood then, with its status then). Use it"
+          " before you act on a belief you doubt, or to cite it (with `run`: recorded as read by that run).")
     def why(ctx: Context, belief: str, as_of: str | None = None, run: str | None = None,
             include_fixtures: bool = False) -> Result:
         return answer(ctx, run is not None, lambda db: db.why(belief, as_of=_moment(as_of), run=run,

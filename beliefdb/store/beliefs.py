@@ -153,10 +153,22 @@ def get_belief(db: Database, belief_id: UUID, conn: psycopg.Connection[Any] | No
     return belief  # type: ignore[no-any-return]
 
 
+def belief_as_of(db: Database, belief_id: UUID, as_of: datetime,
+                 conn: psycopg.Connection[Any] | None = None) -> Belief:
+    """One belief as it stood at ``as_of``, believed then or not (superseded, expired, retracted or
+    unsupported then: the status it had then, ``beliefdb.belief_status_at``), with its confidence then;
+    NotFound when it was not recorded yet then."""
+    belief = db.fetch_one(Belief, Q.belief_recorded_as_of, {"id": belief_id, "as_of": as_of}, conn)
+    if belief is None:
+        raise errors.NotFound(f"belief {belief_id} was not recorded yet at {as_of.isoformat()}")
+    return belief  # type: ignore[no-any-return]
+
+
 def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None, *,
         as_of: datetime | None = None, include_fixtures: bool = False) -> Why:
     """The belief, its evidence, the factors of its confidence, its supersession history and what was
-    built on it; with ``as_of``, as it was believed then (evidence and history recorded by then).
+    built on it; with ``as_of``, as it stood then, with the status it had then, believed then or not
+    (evidence and history recorded by then; NotFound for a belief not recorded yet then).
     A fixture or synthetic belief is shown only with ``include_fixtures`` (its evidence is not
     production history, rule 15), and so is one derived from it (labelled by its ``provenance``).
     The moment is checked before the belief is looked up."""
@@ -164,13 +176,7 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
         as_of = check_moment(as_of, "as_of")
     with db.transaction(conn) as c:
         belief_id = resolve(db, ref, c)
-        if as_of is None:
-            belief = get_belief(db, belief_id, c)
-        else:
-            then = get_beliefs(db, [belief_id], as_of, c)
-            if not then:
-                raise errors.NotFound(f"belief {ref} was not believed at {as_of.isoformat()}")
-            belief = then[0]
+        belief = get_belief(db, belief_id, c) if as_of is None else belief_as_of(db, belief_id, as_of, c)
         if belief.provenance != "production" and not include_fixtures:
             raise errors.InvalidInput(f"belief {ref} is {belief.provenance} material, not production history:"
                                       f" add {errors.argument('include_fixtures', True)} to see it and its evidence")
