@@ -70,27 +70,22 @@ offset %(offset)s limit %(limit)s;
 -- The page of newest_current_beliefs after the belief after (the last of the page before): those recorded with it and after it by id, then those recorded before it, each part read from its index where it starts (one condition on both would read a whole run of beliefs recorded together, a bulk batch's thousands, from its first)
 with bound as (
     select a.recorded_at from beliefdb.belief a where a.id = %(after)s::uuid
+), listed as not materialized (
+    select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+           b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+           b.evidence_count::integer as evidence_count, b.provenance::text as provenance
+      from beliefdb.current_beliefs b
+     where (%(subjects)s::text[] is null or b.subject = any(%(subjects)s::text[]))
+       and (%(fixtures)s or b.provenance = 'production')
 )
 select x.* from (
-    (select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
-            b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner,
-            b.recorded_at, b.evidence_count::integer as evidence_count, b.provenance::text as provenance
-       from beliefdb.current_beliefs b
-      where (%(subjects)s::text[] is null or b.subject = any(%(subjects)s::text[]))
-        and (%(fixtures)s or b.provenance = 'production')
-        and b.recorded_at = (select recorded_at from bound) and b.id > %(after)s::uuid
-      order by b.id
-      limit %(limit)s)
+    (select l.* from listed l
+      where l.recorded_at = (select recorded_at from bound) and l.id > %(after)s::uuid
+      order by l.id limit %(limit)s)
     union all
-    (select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
-            b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner,
-            b.recorded_at, b.evidence_count::integer as evidence_count, b.provenance::text as provenance
-       from beliefdb.current_beliefs b
-      where (%(subjects)s::text[] is null or b.subject = any(%(subjects)s::text[]))
-        and (%(fixtures)s or b.provenance = 'production')
-        and b.recorded_at < (select recorded_at from bound)
-      order by b.recorded_at desc, b.id
-      limit %(limit)s)
+    (select l.* from listed l
+      where l.recorded_at < (select recorded_at from bound)
+      order by l.recorded_at desc, l.id limit %(limit)s)
 ) x
  order by x.recorded_at desc, x.id
  limit %(limit)s;
