@@ -53,8 +53,9 @@ def test_expiry_happens_without_anyone_touching_the_belief(db_url: str,
         assert status(january, seven.id) == "current" and refuse.status == "active"
     events = postgresql.execute("select count(*) from beliefdb.audit_event where action = 'expire'").fetchone()
     assert events == (0,)
-    # a month later, the first thing anyone does — here, only reading — processes the expiry
-    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as february:
+    # later, on the real clock, the first thing anyone does — here, only reading — processes the expiry (a
+    # read with its clock fixed writes nothing: test_a_read_with_the_clock_fixed_later_changes_nothing_stored)
+    with beliefdb.connect(db_url, principal="ops") as february:
         assert february.beliefs() == []
         assert status(february, seven.id) == "expired" and status(february, derived.id) == "unsupported"
         assert {d.id: (d.status, d.holds) for d in february.decisions()} == {refuse.id: ("needs_review", False)}
@@ -86,6 +87,32 @@ def test_the_expire_command_and_function(cli: Cli, db_url: str) -> None:
     assert again.stdout.startswith("expired: 0 belief(s)")
 
 
+def test_a_read_with_the_clock_fixed_later_changes_nothing_stored(cli: Cli, db_url: str, bdb: beliefdb.BeliefDB,
+                                                                  postgresql: psycopg.Connection[Any]) -> None:
+    """A user trial: reading with the clock fixed past a belief's valid time (beliefs, ask) processed its
+    expiry, so on the real clock it was no longer current, the decision on it needed review and a review
+    item was open. A read under a fixed clock writes nothing (rule 13): its valid-time test reads the
+    clock, the stored statuses stay as the real clock left them."""
+    (rate,) = remember(bdb, valid_to="2027-06-01T00:00:00Z").accepted
+    use = bdb.decide("use rate", because=[rate.id])
+    seen = "select (select count(*) from beliefdb.audit_event), (select count(*) from beliefdb.review_item)"
+    before = postgresql.execute(seen).fetchone()
+    later = url_at(db_url, "2028-01-01T00:00:00Z")
+    with beliefdb.connect(later) as future:
+        assert future.beliefs() == []  # not valid then
+        assert status(future, rate.id) == "current"  # what is stored
+        assert future.ask("how many days for returns?").beliefs == []
+    assert "(no beliefs)" in cli("beliefs", "-w", "default", "--db", later).stdout
+    assert "[current]" in cli("beliefs", "-w", "default", "--all", "--db", later).stdout
+    assert postgresql.execute(seen).fetchone() == before
+    assert [b.id for b in bdb.beliefs()] == [rate.id]
+    assert {d.id: (d.status, d.holds) for d in bdb.decisions()} == {use.id: ("active", True)}
+    # a write at that clock (its login may: beliefdb_clock) processes it first, as every writer does
+    with beliefdb.connect(later) as future:
+        future.remember("Opening hours", "shop", "hours", "9-5", "Open 9-5.", source="hours.md", text="Open 9-5.")
+    assert status(bdb, rate.id) == "expired"
+
+
 def test_a_claim_valid_later_is_not_merged_into_an_expired_belief(bdb: beliefdb.BeliefDB) -> None:
     (old,) = remember(bdb, valid_from="2025-01-01T00:00:00Z", valid_to="2026-01-01T00:00:00Z").accepted
     assert status(bdb, old.id) == "expired"
@@ -115,7 +142,7 @@ def test_an_expired_winner_still_supersedes_what_it_replaced(db_url: str) -> Non
         (fifteen,) = remember(summer, "15 days", valid_from="2025-06-01T00:00:00Z", valid_to="2026-01-01T00:00:00Z",
                               source="promo.md", text=f"Promo. {fifteen_text}\n", quote=fifteen_text).accepted
         assert status(summer, seven.id) == "superseded" and status(summer, fifteen.id) == "current"
-    with beliefdb.connect(url_at(db_url, "2026-02-01T00:00:00Z")) as winter:
+    with beliefdb.connect(db_url) as winter:  # (the real clock: a read with a fixed one processes nothing)
         assert status(winter, seven.id) == "superseded" and status(winter, fifteen.id) == "expired"
         assert winter.beliefs(subject="return_policy") == []
 
@@ -154,9 +181,10 @@ def test_as_of_a_moment_after_an_expiry_its_effects_are_seen_before_anyone_proce
         (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
         refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
         email = january.act(refuse.id, "Email the customer a refusal")
-    # nobody touches the workspace until the 10th
+    # nobody touches the workspace until the 10th (the read: on the real clock, later still; a read with its
+    # clock fixed processes nothing)
     if processed_by == "a read":
-        with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as february:
+        with beliefdb.connect(db_url, principal="ops") as february:
             assert {d.id: d.status for d in february.decisions()} == {refuse.id: "needs_review"}
     else:
         with psycopg.connect(url_at(db_url, "2026-02-10T00:00:00Z"), autocommit=True) as conn:
@@ -358,7 +386,7 @@ def test_a_tie_approved_in_sql_after_one_side_expired_is_settled_already(
         with pytest.raises(psycopg.Error, match=r"is already closed \(settled: the beliefs are no longer tied\)") as e:
             conn.execute("select beliefdb.review_resolve(%s, 'approved', null, %s)", (str(tie.id), str(six.id)))
         assert e.value.sqlstate == "BD005"
-    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as now:
+    with beliefdb.connect(db_url, principal="ops") as now:
         assert {b.id: b.status for b in now.beliefs(include_all=True)} == {five.id: "expired", six.id: "current"}
     assert postgresql.execute("select status, resolved_at from beliefdb.review_item where id = %s", (tie.id,)
                               ).fetchone() == ("closed", datetime(2026, 2, 1, tzinfo=UTC))
@@ -393,7 +421,7 @@ def test_what_an_expiry_brings_back_is_dated_when_it_ended(db_url: str, postgres
         (flag,) = [i.id for i in approving.review_items() if i.kind == "decision_flagged"]
         approving.resolve_review(flag, "approved", note="the drone plan stands")
         assert {d.id: (d.status, d.holds) for d in approving.decisions()} == {book.id: ("approved", False)}
-    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as february:
+    with beliefdb.connect(db_url, principal="ops") as february:
         assert {b.id: b.status for b in february.beliefs(subject="order_1042", include_all=True)
                 if b.attribute == "shipping"} == {drone.id: "unsupported", truck.id: "unsupported",
                                                   bike.id: "unsupported"}
@@ -461,7 +489,7 @@ def test_a_correction_previewed_before_an_expiry_is_stale_after_it(db_url: str, 
                 pytest.raises(beliefdb.errors.StaleCorrectionPreview):
             february.apply_correction(seven.id, "Returns are accepted within 10 days.", value="10 days",
                                       expect_revision=revision, reviewer="ops", reason="typo")
-    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as now:
+    with beliefdb.connect(db_url, principal="ops") as now:
         assert {b.id: b.status for b in now.beliefs(include_all=True)} == {seven.id: "expired"}
 
 

@@ -207,7 +207,10 @@ class Machine(RuleBasedStateMachine):
 
     def observe(self) -> dict[str, Any]:
         db = self.dbs["alice"]
-        beliefs = db.beliefs(include_all=True, include_fixtures=True)  # (processes expiry first)
+        # what expired at the session's fixed clock is processed by a write (this one: a read with its clock
+        # fixed processes nothing), as the next change would process it first
+        db.expire()
+        beliefs = db.beliefs(include_all=True, include_fixtures=True)
         nodes = {i: (h, c) for i, h, c in self.su.execute(
             "select id, holds, current from beliefdb.node where workspace_id = %s and kind = 'belief'",
             (self.ws,)).fetchall()}

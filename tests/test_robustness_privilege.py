@@ -297,6 +297,22 @@ def test_an_agent_cannot_write_with_a_fixed_clock(db_url: str, bdb: beliefdb.Bel
                   ) == [(1,)]
 
 
+def test_an_agent_reads_with_a_fixed_clock_past_an_expiry(db_url: str, bdb: beliefdb.BeliefDB,
+                                                           login: Callable[..., str]) -> None:
+    """A user trial: an agent's login set its clock past a belief's valid time to read (beliefs, ask), and
+    was refused clock_not_allowed, because the read first processed the expiry; a read writes nothing, so
+    reading as of another time stays open to it (rule 13)."""
+    rate = bdb.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE, source="note",
+                        text=f"Note. {QUOTE}", authority="internal", valid_to="2027-06-01T00:00:00Z").accepted[0].id
+    before = counts(db_url)
+    with beliefdb.connect(url_at(login(), "2028-01-01T00:00:00Z")) as agent:
+        assert agent.beliefs() == []
+        assert [b.status for b in agent.beliefs(include_all=True) if b.id == rate] == ["current"]
+        assert agent.ask("how many days for returns?").beliefs == []
+    assert counts(db_url) == before
+    assert [b.id for b in bdb.beliefs()] == [rate]
+
+
 def test_an_agent_cannot_date_a_write_as_an_expiry(db_url: str, bdb: beliefdb.BeliefDB,
                                                    login: Callable[..., str]) -> None:
     """What an expiry changes is dated when the valid time ended (rule 16) through a setting and a

@@ -342,11 +342,11 @@ class Database:
     def transaction(self, conn: psycopg.Connection[Any] | None = None) -> Iterator[psycopg.Connection[Any]]:
         """One transaction; with ``conn``, a savepoint inside the caller's transaction.
 
-        Each transaction first processes what expired since the last change (``beliefdb.expire``,
+        Each transaction first processes what expired since the last change (``beliefdb.expire_before_read``,
         rule 16: an index probe when nothing did), so no reader sees a belief current past its
-        valid time, or what rested on it still holding. When that took the workspace's write lock,
-        it is committed on its own first: a read (an ask embedding its question, a page) would
-        otherwise keep every writer of the workspace waiting until it ended."""
+        valid time, or what rested on it still holding (nothing when the session fixed its clock: a read writes
+        nothing, rule 13). When that took the workspace's write lock, it is committed on its own first: a read
+        (an ask embedding its question, a page) would otherwise keep every writer waiting until it ended."""
         if conn is not None:
             with translated_errors(), conn.transaction():
                 yield conn

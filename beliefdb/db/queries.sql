@@ -372,8 +372,8 @@ select t.oid::text
 select * from beliefdb.expire();
 
 -- expire_first --
--- Process what expired since the last change (rule 16), before a transaction's own work: whether that took the workspace's write lock (it did when something had expired)
-select coalesce(pg_catalog.current_setting('beliefdb.locked_at', true), '') <> '' from beliefdb.expire();
+-- Process what expired since the last change (rule 16), before a transaction's own work (nothing when the session fixed its clock: a read writes nothing, rule 13): whether that took the workspace's write lock (it did when something had expired)
+select beliefdb.expire_before_read();
 
 -- correction_preview --
 -- What correcting a belief would change, nothing written

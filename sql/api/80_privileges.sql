@@ -82,6 +82,7 @@ grant execute on function beliefdb.due_to_expire(uuid) to beliefdb_app;
 grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[],boolean) to beliefdb_app;
 grant execute on function beliefdb.expand_targets(uuid,uuid[]) to beliefdb_app;
 grant execute on function beliefdb.expire() to beliefdb_app;
+grant execute on function beliefdb.expire_before_read() to beliefdb_app;
 grant execute on function beliefdb.floored_product(double precision) to beliefdb_app;
 grant execute on function beliefdb.supporting_quotes(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.correction_supports(uuid,uuid,timestamp with time zone) to beliefdb_app;
