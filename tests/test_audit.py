@@ -4,6 +4,7 @@ role cannot rewrite, and `audit verify` names the first broken link."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import threading
 import uuid
@@ -644,6 +645,56 @@ def test_concurrent_writers_never_fork_the_chain(db_url: str) -> None:
         """, (ws,)).fetchone()
     assert head == (len(events),)
     assert links == (len(events) - 1,)
+
+
+def test_an_event_is_never_dated_before_the_one_before_it(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    """A user trial: two processes, the second waiting for the first's workspace lock; the second's event
+    (seq 9) was dated before the first's (seq 5), at its transaction's start. An event is dated when it is
+    appended, after the lock (dba.md: "the real time they were appended at"): never before the event
+    before it in its workspace's chain, and the chain still verifies."""
+    ws = workspace_id(db_url, "default")
+    before = len(chain(db_url, ws))
+
+    def session() -> psycopg.Connection[Any]:
+        conn = psycopg.connect(db_url, application_name=f"audit-order-{uuid.uuid4().hex[:8]}")
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (ws,))
+        conn.execute("set role beliefdb_app")
+        conn.commit()
+        return conn
+
+    first, second = session(), session()
+    failures: list[BaseException] = []
+    try:
+        second.execute("select now()")  # its transaction starts before the first writes
+        first.execute("select beliefdb.ingest_version('first.md', 'Returns are accepted within 7 days.')")
+
+        def waits() -> None:
+            try:
+                second.execute("select beliefdb.ingest_version('second.md', 'Returns are accepted within 9 days.')")
+                second.commit()
+            except BaseException as exc:  # reported below
+                failures.append(exc)
+
+        waiter = threading.Thread(target=waits)
+        waiter.start()
+        name = second.info.parameter_status("application_name")
+        deadline = datetime.now(UTC) + timedelta(seconds=30)
+        with superuser(db_url) as su:
+            while not su.execute("select count(*) > 0 from pg_stat_activity where application_name = %s"
+                                 " and wait_event_type = 'Lock'", (name,)).fetchone()[0]:  # type: ignore[index]
+                assert datetime.now(UTC) < deadline, "the second writer never waited for the first's lock"
+        first.commit()
+        waiter.join(timeout=60)
+        assert not waiter.is_alive() and failures == []
+    finally:
+        first.close()
+        second.close()
+    with superuser(db_url) as su:
+        events = su.execute("select seq, at from beliefdb.audit_event where workspace_id = %s order by seq",
+                            (ws,)).fetchall()
+    assert len(events) > before
+    assert [e for e, later in itertools.pairwise(events) if later[1] < e[1]] == []
+    assert verify_sql(db_url, ws) == (True, len(events), None)
 
 
 @pytest.mark.slow

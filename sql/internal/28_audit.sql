@@ -35,8 +35,10 @@ as $$
 declare
     v_seq bigint;
     v_prev bytea;
-    -- real time, not beliefdb.clock(): a session may fix its clock, never the audit's
-    v_at timestamptz := now();
+    -- real time, not beliefdb.clock(): a session may fix its clock, never the audit's; taken when the
+    -- event is appended, under the head row's lock (below), not at the transaction's start (now()): a
+    -- writer that waited for another's lock was dated before the events it waited for
+    v_at timestamptz;
     v_principal text := beliefdb.current_principal();
     v_payload_hash bytea := beliefdb.audit_payload_hash(p_payload);
     v_hash bytea;
@@ -91,6 +93,7 @@ begin
         -- the head stops here: this event queues the check that moves it at the commit
         perform pg_catalog.set_config('beliefdb.audit_deferred', 'on', true);
     end if;
+    v_at := pg_catalog.clock_timestamp();
     v_hash := beliefdb.audit_link_hash(v_prev, p_workspace_id, v_seq, v_at, v_principal, p_action, v_payload_hash);
     insert into beliefdb.audit_event
         (workspace_id, seq, at, principal, action, payload, payload_hash, prev_hash, hash)
