@@ -390,12 +390,12 @@ def test_schema_and_server_functions(db_url: str, embedded_server: EmbeddedServe
 
 def test_connection_options_are_declared_once() -> None:
     """--db/--home/-w/--as are given to every memory command by cli.common.with_memory, not repeated
-    in 30 signatures; only the commands that name a database but no workspace (operations, agents,
-    serve, scale) declare --db/--home."""
+    in 30 signatures; only the commands that name a database but no workspace (operations, tokens,
+    agents, serve, scale) declare --db/--home."""
     for path in CLI_MODULES:
         text = path.read_text(encoding="utf-8")
         if path.name == "common.py":
             continue
         assert "WorkspaceOpt = " not in text, path.name
-        if path.name not in ("operations.py", "agents.py", "serve.py", "scale.py"):
+        if path.name not in ("operations.py", "tokens.py", "agents.py", "serve.py", "scale.py"):
             assert "DbUrl" not in text, path.name

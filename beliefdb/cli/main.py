@@ -40,6 +40,9 @@ from beliefdb.cli import (
     serve as cli_serve,
 )
 from beliefdb.cli import (
+    tokens as cli_tokens,
+)
+from beliefdb.cli import (
     truth as cli_truth,
 )
 from beliefdb.cli.common import (
@@ -368,6 +371,7 @@ cli_repair.register(app)
 cli_calibrate.register(app)
 cli_retrieval.register(app)
 cli_operations.register(app)
+cli_tokens.register(app)
 cli_queue.register(app)
 cli_agents.register(app)
 cli_serve.register(app)

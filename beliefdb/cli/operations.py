@@ -1,6 +1,7 @@
 """Commands that come before a workspace is bound: the schema (migrate), the embedded server, backups
-and roles (db), the workspace directory (workspace), the servers' bearer tokens (token), the configuration
-(config), the rules (rules) and the demo. They parse and print; the work is in ``beliefdb.api``."""
+and roles (db), the workspace directory (workspace), the configuration (config), the rules (rules) and
+the demo (the servers' bearer tokens: beliefdb.cli.tokens). They parse and print; the work is in
+``beliefdb.api``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import typer
 from beliefdb import api, render
 from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors, text_arguments, usage
 from beliefdb.models import MigrationStatus
-from beliefdb.render.terminal import cleaned
 
 
 class DemoStory(StrEnum):
@@ -26,8 +26,7 @@ db_app = typer.Typer(help="Manage the embedded PostgreSQL server (used when no -
                           " and restore a database, create beliefdb's roles, keep the vector index.",
                      no_args_is_help=True)
 workspace_app = typer.Typer(help="Create, list and delete workspaces (the tenant boundary).", no_args_is_help=True)
-token_app = typer.Typer(help="Bearer tokens of 'beliefdb serve' and MCP over HTTP: each speaks for one principal in one"
-                             " workspace. Managed by the schema owner's database user.", no_args_is_help=True)
+
 
 
 def migrate(
@@ -336,60 +335,6 @@ def workspace_delete(
                f" {gone.decisions} decision(s), {gone.runs} run(s)" + (f"\n{gone.hint}" if gone.hint else ""))
 
 
-@token_app.command("create")
-@text_arguments
-def token_create(
-    principal: Annotated[str, typer.Option(help="Who the token speaks for (stamped on every write it makes).")],
-    workspace: Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True,
-                                           help="The one workspace the token may use.")] = api.DEFAULT_WORKSPACE,
-    read_only: Annotated[bool, typer.Option("--read-only", help="It may read and preview, never change.")] = False,
-    db: DbUrl = None, home: Home = None, as_json: Json = False,
-) -> None:
-    """Make a bearer token and print it once (only its SHA-256 is kept): the servers take the principal
-    and the workspace from it, never from the request."""
-    with errors(as_json):
-        made = api.create_token(workspace, principal, read_only=read_only, url=db, home=home)
-    if as_json:
-        typer.echo(render.to_json(made))
-        return
-    typer.echo(made.token)
-    typer.echo(f"token {made.id} for {made.principal} in workspace {made.workspace}"
-               f" ({'read-only' if made.read_only else 'read-write'}): shown once, only its hash is kept", err=True)
-
-
-@token_app.command("list")
-@text_arguments
-def token_list(
-    workspace: Annotated[str | None, typer.Option("--workspace", "-w", help="Only this workspace's tokens.")] = None,
-    db: DbUrl = None, home: Home = None, as_json: Json = False,
-) -> None:
-    """List bearer tokens (never their secrets): id, workspace, principal, read-only, created, revoked."""
-    with errors(as_json):
-        rows = api.list_tokens(workspace=workspace, url=db, home=home)
-    if as_json:
-        typer.echo(render.to_json(rows))
-        return
-    for t in cleaned(rows):
-        state = f"revoked {t.revoked_at.isoformat()}" if t.revoked_at else "active"
-        typer.echo(f"{t.id}\t{t.workspace}\t{t.principal}\t{'read-only' if t.read_only else 'read-write'}\t"
-                   f"{t.created_at.isoformat()}\t{state}")
-    if not rows:
-        typer.echo("(no tokens)")
-
-
-@token_app.command("revoke")
-@text_arguments
-def token_revoke(
-    token_id: Annotated[str, typer.Argument(help="The token's id (or a unique prefix), as 'token list' shows it.")],
-    db: DbUrl = None, home: Home = None, as_json: Json = False,
-) -> None:
-    """Revoke a bearer token: it stops working at once."""
-    with errors(as_json):
-        revoked = api.revoke_token(token_id, url=db, home=home)
-    typer.echo(render.to_json(revoked) if as_json else f"revoked token {revoked.id} ({revoked.principal} in"
-               f" workspace {revoked.workspace})")
-
-
 def register(app: typer.Typer) -> None:
     app.command(rich_help_panel=OPERATIONS)(text_arguments(migrate))
     app.command(rich_help_panel=OPERATIONS)(text_arguments(demo))
@@ -397,4 +342,3 @@ def register(app: typer.Typer) -> None:
     app.command(rich_help_panel=TRUTH)(text_arguments(rules))
     app.add_typer(db_app, name="db", rich_help_panel=OPERATIONS)
     app.add_typer(workspace_app, name="workspace", rich_help_panel=OPERATIONS)
-    app.add_typer(token_app, name="token", rich_help_panel=OPERATIONS)
