@@ -8,6 +8,8 @@ CLI, the servers, the claims reader and the library.
   a message never fails on the very bytes it complains about.
 * Moments: from 0001-01-02 to 9999-12-30 UTC, the range whose every time zone's local time Python
   and psycopg can read back (a valid time outside it is refused by the SQL too, with the same range).
+* Paths: an empty one names no file (pathlib reads ``""`` as the current directory): refused
+  (:func:`given_path`).
 * Page cursors (every list's ``after``): an id or 4 or more of its first hex digits, else bad input
   before the list looks for what it names (:func:`check_cursor`).
 """
@@ -20,6 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from os import PathLike, fspath
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -40,6 +43,19 @@ def shown(value: str | PathLike[str]) -> str:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def given_path(value: str | PathLike[str], name: str) -> Path:
+    """The path a caller gives as the argument ``name``, or InvalidInput for an empty one: pathlib reads
+    ``""`` as the current directory, so ``ingest("")`` stored every document of wherever it ran."""
+    if fspath(value) == "":
+        raise InvalidInput(f"{argument(name, '')}: an empty path names no file")
+    return Path(value)
+
+
+def given_home(home: str | PathLike[str] | None) -> Path | None:
+    """A ``home`` argument (the embedded server's folder) as :func:`given_path` reads it, or None."""
+    return None if home is None else given_path(home, "home")
 
 
 def unstorable(text: str) -> str | None:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from beliefdb.db.connector import Database
-from beliefdb.inputs import check_callback
+from beliefdb.inputs import check_callback, given_path
 from beliefdb.models import BulkReport
 from beliefdb.store import bulk
 from beliefdb.store.ingest import SourceOptions
@@ -38,5 +38,6 @@ class Bulk:
         check_callback(progress, "progress")
         check_callback(embed_progress, "embed_progress")
         options = SourceOptions(authority=authority, provenance=label, origin=origin, version_label=version_label)
+        items = tuple(item if isinstance(item, tuple) else given_path(item, "items") for item in items)
         return bulk.bulk_ingest(self.database, items, options, batch=batch, extractor=extractor, embed=embed,
                                 progress=progress, max_bytes=max_bytes, embed_progress=embed_progress)

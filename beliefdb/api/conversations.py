@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from beliefdb.db.connector import Database
-from beliefdb.inputs import check_callback
+from beliefdb.inputs import check_callback, given_path
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import conversations
 from beliefdb.store.ingest import SourceOptions
@@ -47,6 +47,6 @@ class Conversations:
         one conversation each, like :meth:`ingest` (``beliefdb ingest --format chat``)."""
         check_callback(progress, "progress")
         options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
-        return conversations.ingest_transcripts(self.database, [Path(p) for p in paths], options,
+        return conversations.ingest_transcripts(self.database, [given_path(p, "paths") for p in paths], options,
                                                 extractor=extractor, embed=embed, preview=preview, progress=progress,
                                                 max_bytes=max_bytes)

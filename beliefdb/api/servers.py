@@ -18,6 +18,7 @@ from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.embedders import openmp_defaults
 from beliefdb.errors import InvalidInput, ServeUnavailable, wording
+from beliefdb.inputs import given_home
 
 SERVE_HINT = "pip install 'beliefdb[serve]'"
 DEFAULT_HOST = "127.0.0.1"
@@ -59,7 +60,7 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
 
     configured = settings.load()
     check_port(host, port)  # (before the database: a busy port is one line, not uvicorn's log and exit 3)
-    app = create_app(resolve_url(url, home=Path(home) if home is not None else None),
+    app = create_app(resolve_url(url, home=given_home(home)),
                      max_open=configured.serve_max_memories if max_memories is None else max_memories)
     server = Server(uvicorn.Config(app, host=host, port=port, log_level=log_level),
                     grace=configured.serve_stop_timeout if stop_timeout is None else stop_timeout)

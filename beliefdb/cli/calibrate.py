@@ -9,15 +9,16 @@ import typer
 
 from beliefdb import api, render
 from beliefdb.api import DEFAULT_BINS, Calibration
-from beliefdb.cli.common import REVIEW, Json, Memory, errors, with_memory
+from beliefdb.cli.common import REVIEW, Json, Memory, errors, file_path, with_memory
 
 Labels = Annotated[Path, typer.Option(
-    "--labels", help="CSV of a reviewer's sample with a header 'belief_id,correct' (id or unique prefix;"
-                     " correct is true/false, 1/0 or yes/no).", show_default=False)]
+    "--labels", parser=file_path,
+    help="CSV of a reviewer's sample with a header 'belief_id,correct' (id or unique prefix; correct is true/false,"
+         " 1/0 or yes/no).", show_default=False)]
 Bins = Annotated[int, typer.Option("--bins", min=1, max=api.MAX_BINS,
                                          help="Number of equal-width confidence bins (1 to 1,000).")]
 Plot = Annotated[Path | None, typer.Option(
-    "--plot", help="Also save a reliability diagram as PNG (needs: pip install 'beliefdb\\[plot]').",
+    "--plot", parser=file_path, help="Also save a reliability diagram as PNG (needs: pip install 'beliefdb\\[plot]').",
     show_default=False)]
 
 

@@ -53,9 +53,18 @@ class PictureFormat(StrEnum):
     dot = "dot"
 
 
+def file_path(value: str) -> Path:
+    """The parser of every path argument and option: an empty one is a value its option refuses (a usage
+    error), not the current directory pathlib would read it as (``ingest ""`` stored the documents of
+    wherever it ran)."""
+    if value == "":
+        raise ValueError("an empty path names no file")
+    return Path(value)
+
+
 DbUrl = Annotated[str | None, typer.Option("--db", envvar="BELIEFDB_URL", show_envvar=True,
                                            help="PostgreSQL URL (>= 15, with pgvector). Default: the embedded server.")]
-Home = Annotated[Path | None, typer.Option("--home", envvar="BELIEFDB_HOME", show_envvar=True,
+Home = Annotated[Path | None, typer.Option("--home", envvar="BELIEFDB_HOME", show_envvar=True, parser=file_path,
                                           help="Folder of the embedded server's data. Default: /var/lib/beliefdb for"
                                                " root, else the user's data folder.")]
 WorkspaceOpt = Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True,

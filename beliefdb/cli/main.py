@@ -58,6 +58,7 @@ from beliefdb.cli.common import (
     TextFormat,
     asks_json,
     errors,
+    file_path,
     page_cursor,
     parse_time,
     picture_format,
@@ -155,6 +156,7 @@ def _chat_format(text_format: TextFormat, paths: list[Path]) -> bool:
 @with_memory()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(
+        parser=file_path,
         help="UTF-8 .txt, .md or .markdown files, or directories of them (their files, recursively, each source"
              " named by its path below the directory; its other files are listed as skipped, with why); with"
              " --format chat, .jsonl files too.", show_default=False,
@@ -166,6 +168,7 @@ def ingest(
         help="Provenance label (new sources default to production).")] = None,
     version_label: Annotated[str | None, typer.Option(help="A label for this version, e.g. v3.2.")] = None,
     claims: Annotated[Path | None, typer.Option(
+        parser=file_path,
         help="JSONL claims: {statement, subject, attribute, value, quote} per line, plus optional kind, scope,"
              " valid_from, valid_to, start, end. One document only.")] = None,
     extractor: Annotated[ExtractorName, typer.Option(

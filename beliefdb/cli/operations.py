@@ -13,7 +13,18 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors, text_arguments, usage
+from beliefdb.cli.common import (
+    OPERATIONS,
+    TRUTH,
+    DbUrl,
+    Home,
+    Json,
+    Principal,
+    errors,
+    file_path,
+    text_arguments,
+    usage,
+)
 from beliefdb.models import MigrationStatus
 
 
@@ -190,7 +201,8 @@ def db_url(home: Home = None, as_json: Json = False) -> None:
 @db_app.command("dump")
 @text_arguments
 def db_dump(
-    file: Annotated[Path, typer.Argument(help="The file to write (pg_dump's custom format).", show_default=False)],
+    file: Annotated[Path, typer.Argument(parser=file_path, help="The file to write (pg_dump's custom format).",
+                                         show_default=False)],
     force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
@@ -208,7 +220,8 @@ def db_dump(
 @db_app.command("restore")
 @text_arguments
 def db_restore(
-    file: Annotated[Path, typer.Argument(help="A dump written by 'beliefdb db dump' (or pg_dump -Fc).",
+    file: Annotated[Path, typer.Argument(parser=file_path,
+                                         help="A dump written by 'beliefdb db dump' (or pg_dump -Fc).",
                                          show_default=False)],
     clean: Annotated[bool, typer.Option(
         "--clean", help="Replace the beliefdb the database already holds (default: refuse, and change nothing).")]
