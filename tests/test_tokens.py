@@ -161,3 +161,44 @@ def test_making_and_revoking_a_token_is_audited(cli: Cli, db_url: str) -> None:
                                                     ("api_token.update", [made["id"]])]
     assert hashlib.sha256(made["token"].encode()).hexdigest() not in str(events)
     assert cli.json("audit", "verify")["ok"] is True
+
+
+def _token_with_id(cli: Cli, db_url: str, principal: str, token_id: str) -> str:
+    made = cli.json("token", "create", "--principal", principal, "--workspace", "default")
+    _rows(db_url, "update beliefdb.api_token set id = %s where id = %s", (token_id, made["id"]))
+    return str(made["token"])
+
+
+def test_revoke_takes_a_prefix_of_4_or_more_characters_as_every_id_prefix(cli: Cli, db_url: str) -> None:
+    """``token revoke 6`` revoked the one token whose id began with 6: an id prefix takes 4 or more
+    characters everywhere (``why abc`` refuses it), since a shorter one names another token tomorrow."""
+    secret = _token_with_id(cli, db_url, "alice", "6abc1234-0000-4000-8000-000000000001")
+    for short in ("6", "6a", "6ab"):
+        err = cli.error("token", "revoke", short, code="invalid_input")
+        assert err["message"] == f"token id prefix {short} is too short: give at least 4 characters of the id", err
+    assert cli.one_line_error("token", "revoke", "6") == (
+        "error: token id prefix 6 is too short: give at least 4 characters of the id")
+    with api.authenticator(db_url) as gate:
+        assert gate.identify(secret).principal == "alice"  # still live
+    assert cli.json("token", "revoke", "6abc")["id"] == "6abc1234-0000-4000-8000-000000000001"
+
+
+def test_an_ambiguous_token_prefix_is_ambiguous_whatever_its_length(cli: Cli, db_url: str) -> None:
+    _token_with_id(cli, db_url, "alice", "abcd1234-0000-4000-8000-000000000001")
+    _token_with_id(cli, db_url, "bob", "abcd5678-0000-4000-8000-000000000002")
+    for prefix in ("abcd", "abc"):
+        err = cli.error("token", "revoke", prefix, code="ambiguous_id")
+        assert err["message"].startswith(f"token id prefix {prefix} matches more than one token"), err
+    assert [t["revoked_at"] for t in cli.json("token", "list")] == [None, None]
+
+
+def test_revoking_a_revoked_token_says_it_already_was(cli: Cli, db_url: str) -> None:
+    made = cli.json("token", "create", "--principal", "alice", "--workspace", "default")
+    first = cli("token", "revoke", made["id"]).stdout.strip()
+    assert first == f"revoked token {made['id']} (alice in workspace default)"
+    again = cli.json("token", "revoke", made["id"][:8])
+    assert again["already_revoked"] is True
+    assert cli.json("token", "list")[0]["revoked_at"] == again["revoked_at"]
+    line = cli("token", "revoke", made["id"]).stdout.strip()  # exit 0: the token is revoked, as asked
+    assert line == (f"token {made['id']} (alice in workspace default) was already revoked at {again['revoked_at']}:"
+                    " nothing changed"), line

@@ -24,6 +24,7 @@ from beliefdb.models import (
     Migration,
     MigrationStatus,
     Restored,
+    RevokedToken,
     Rule,
     ServerStatus,
     Setting,
@@ -226,8 +227,9 @@ def list_tokens(*, workspace: str | None = None, url: str | None = None,
     return tokens.list_tokens(resolve_url(url, home=_home(home)), workspace)
 
 
-def revoke_token(token_id: str, *, url: str | None = None, home: str | Path | None = None) -> Token:
-    """Revoke a bearer token by its id (or a unique prefix of it); it stops working at once."""
+def revoke_token(token_id: str, *, url: str | None = None, home: str | Path | None = None) -> RevokedToken:
+    """Revoke a bearer token by its id (or a unique prefix of it, 4 or more characters); it stops working
+    at once. A token revoked before stays as it was: ``already_revoked``, its first ``revoked_at``."""
     return tokens.revoke_token(resolve_url(url, home=_home(home)), token_id)
 
 

@@ -62,11 +62,17 @@ def token_revoke(
     token_id: Annotated[str, typer.Argument(help="The token's id (or a unique prefix), as 'token list' shows it.")],
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
-    """Revoke a bearer token: it stops working at once."""
+    """Revoke a bearer token: it stops working at once. One revoked before is said to be (exit 0): nothing
+    changes."""
     with errors(as_json):
         revoked = api.revoke_token(token_id, url=db, home=home)
-    typer.echo(render.to_json(revoked) if as_json else f"revoked token {revoked.id} ({revoked.principal} in"
-               f" workspace {revoked.workspace})")
+    who = f"{revoked.id} ({revoked.principal} in workspace {revoked.workspace})"
+    if as_json:
+        typer.echo(render.to_json(revoked))
+    elif revoked.already_revoked and revoked.revoked_at is not None:
+        typer.echo(f"token {who} was already revoked at {revoked.revoked_at.isoformat()}: nothing changed")
+    else:
+        typer.echo(f"revoked token {who}")
 
 
 def register(app: typer.Typer) -> None:

@@ -977,11 +977,12 @@ select t.id, w.name as workspace, t.principal, t.read_only, t.created_at, t.revo
 select id from beliefdb.api_token where id::text like %s || '%%';
 
 -- token_revoke --
--- Revoke a bearer token (once: a revoked token keeps the moment it was revoked)
+-- Revoke a bearer token (once: a revoked token keeps the moment it was revoked, an earlier transaction's)
 update beliefdb.api_token t set revoked_at = coalesce(t.revoked_at, pg_catalog.now())
   from beliefdb.workspace w
  where w.id = t.workspace_id and t.id = %s
-returning t.id, w.name as workspace, t.principal, t.read_only, t.created_at, t.revoked_at;
+returning t.id, w.name as workspace, t.principal, t.read_only, t.created_at, t.revoked_at,
+          t.revoked_at < pg_catalog.now() as already_revoked;
 
 -- authenticate --
 -- Who a bearer token speaks for (by the SHA-256 of its secret), unless it was revoked

@@ -203,6 +203,14 @@ class Token:
 
 
 @dataclass(frozen=True)
+class RevokedToken(Token):
+    """A bearer token ``revoke_token`` revoked: ``already_revoked`` when it was revoked before (at
+    ``revoked_at``), and nothing changed."""
+
+    already_revoked: bool = False
+
+
+@dataclass(frozen=True)
 class TokenCreated:
     """A new bearer token: ``token`` is its secret, shown this once."""
 

@@ -20,7 +20,7 @@ from psycopg.rows import class_row
 from beliefdb import errors
 from beliefdb.db.connector import app_pool, connect, not_installed, probe, translated_errors
 from beliefdb.db.queries import Q
-from beliefdb.models import Identity, Token, TokenCreated
+from beliefdb.models import Identity, RevokedToken, Token, TokenCreated
 
 PREFIX = "bdb_"
 _PRINCIPAL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@:+-]{0,127}$")
@@ -80,19 +80,25 @@ def list_tokens(url: str, workspace: str | None = None) -> list[Token]:
         raise _as_owner(exc) from exc
 
 
-def revoke_token(url: str, ref: str) -> Token:
-    """Revoke a token by id or unique id prefix (revoking it again changes nothing)."""
+def revoke_token(url: str, ref: str) -> RevokedToken:
+    """Revoke a token by id or unique id prefix of at least 4 characters, as every id prefix (a shorter
+    one is refused even when it names one token, ambiguous when it begins several). Revoking it again
+    changes nothing and says so (``already_revoked``)."""
     text = ref.strip().lower()
     if not re.fullmatch(r"[0-9a-f-]{1,36}", text):
         raise errors.InvalidInput(f"not a token id: '{ref}' (the id 'beliefdb token list' shows, not the secret)")
+    short = len(text.replace("-", "")) < 4
     try:
         with _owner_connection(url) as conn, translated_errors(), conn.transaction():
             ids = conn.execute(Q.token_by_prefix, (text,)).fetchall()
+            if len(ids) > 1:
+                more = "at least 4 characters" if short else "more characters"
+                raise errors.AmbiguousId(f"token id prefix {ref} matches more than one token: give {more} of the id")
+            if short:
+                raise errors.InvalidInput(f"token id prefix {ref} is too short: give at least 4 characters of the id")
             if not ids:
                 raise errors.NotFound(f"unknown token {ref}")
-            if len(ids) > 1:
-                raise errors.AmbiguousId(f"token id prefix {ref} matches more than one token")
-            with conn.cursor(row_factory=class_row(Token)) as cur:
+            with conn.cursor(row_factory=class_row(RevokedToken)) as cur:
                 cur.execute(Q.token_revoke, (ids[0][0],))
                 revoked = cur.fetchone()
     except errors.PermissionDenied as exc:
