@@ -58,6 +58,14 @@ def given_home(home: str | PathLike[str] | None) -> Path | None:
     return None if home is None else given_path(home, "home")
 
 
+def check_workspace_name(name: str) -> None:
+    """InvalidInput for an empty or blank workspace name, before it is looked up: it names no workspace,
+    and "unknown workspace ''" with a hint to create it could not help."""
+    if not name.strip():
+        said = "empty" if name == "" else f"blank ('{shown(name)}')"
+        raise InvalidInput(f"a workspace name cannot be {said}")
+
+
 def unstorable(text: str) -> str | None:
     """Why ``text`` cannot be stored as PostgreSQL text, or None when it can."""
     if "\x00" in text:

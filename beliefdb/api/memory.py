@@ -17,7 +17,15 @@ from beliefdb.api.traces import Traces
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder, openmp_defaults
-from beliefdb.inputs import check_callback, check_scope, given_home, given_path, ids_of, moment_text
+from beliefdb.inputs import (
+    check_callback,
+    check_scope,
+    check_workspace_name,
+    given_home,
+    given_path,
+    ids_of,
+    moment_text,
+)
 from beliefdb.models import (
     Answer,
     AskResult,
@@ -77,6 +85,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         # (before the pool's threads, or a bulk ingest's embedding thread, may read the environment; it reads
         # BELIEFDB_EMBEDDER, and refuses an unknown one: embedders.configured_name)
         openmp_defaults(unless_configured_otherwise=True)
+        if not isinstance(url, Database):
+            check_workspace_name(workspace)  # (before any connection: an empty name names no workspace)
         self.database = url if isinstance(url, Database) else Database(
             resolve_url(url, home=given_home(home)), workspace, principal=principal,
             max_size=max_size)

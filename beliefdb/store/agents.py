@@ -25,6 +25,7 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.db.connector import APP_ROLE, translate, translated_errors
 from beliefdb.db.queries import Q
+from beliefdb.inputs import check_workspace_name
 from beliefdb.models import AgentCreated, AgentLogin
 from beliefdb.store.tokens import _owner_connection
 
@@ -75,6 +76,7 @@ def create_agent(url: str, name: str, workspace: str, password: str | None = Non
     (else a generated one). One transaction: the role, its binding and an ``agent.create`` event in
     the workspace's audit chain, or nothing."""
     _check_name(name)
+    check_workspace_name(workspace)
     chosen = password if password is not None else secrets.token_urlsafe(24)
     _check_password(chosen)
     owner: str | None = None  # the schema's owner, while it makes the role: what it may not do is a role's right
@@ -118,6 +120,8 @@ def _audit(conn: psycopg.Connection[Any], workspace_id: Any, action: str, name: 
 
 def list_agents(url: str, workspace: str | None = None) -> list[AgentLogin]:
     """The agents' logins (of ``workspace``, or all), by name; never their passwords."""
+    if workspace is not None:
+        check_workspace_name(workspace)
     try:
         with _owner_connection(url) as conn, translated_errors(), conn.cursor(
                 row_factory=class_row(AgentLogin)) as cur:

@@ -20,6 +20,7 @@ from psycopg.rows import class_row
 from beliefdb import errors
 from beliefdb.db.connector import app_pool, connect, not_installed, probe, translated_errors
 from beliefdb.db.queries import Q
+from beliefdb.inputs import check_workspace_name
 from beliefdb.models import Identity, RevokedToken, Token, TokenCreated
 
 PREFIX = "bdb_"
@@ -49,6 +50,7 @@ def _as_owner(exc: errors.PermissionDenied) -> errors.PermissionDenied:
 
 def create_token(url: str, workspace: str, principal: str, *, read_only: bool = False) -> TokenCreated:
     """A new token for ``principal`` in ``workspace``; its secret is in the result and nowhere else."""
+    check_workspace_name(workspace)
     if not _PRINCIPAL.match(principal):
         raise errors.InvalidInput(
             f"invalid principal '{principal}': use 1-128 letters, digits, '_', '.', '@', ':', '+', '-',"
@@ -70,6 +72,8 @@ def create_token(url: str, workspace: str, principal: str, *, read_only: bool = 
 
 def list_tokens(url: str, workspace: str | None = None) -> list[Token]:
     """The tokens (of ``workspace``, or of all), oldest first: ids, principals, never secrets."""
+    if workspace is not None:
+        check_workspace_name(workspace)
     try:
         with _owner_connection(url) as conn, translated_errors(), conn.cursor(row_factory=class_row(Token)) as cur:
             if workspace is not None and conn.execute(Q.workspace_by_name, (workspace,)).fetchone() is None:

@@ -13,6 +13,7 @@ from beliefdb import errors
 from beliefdb.db.connector import app_connection, connect, not_installed, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.errors import WorkspaceNotEmpty
+from beliefdb.inputs import check_workspace_name
 from beliefdb.models import Workspace, WorkspaceDeleted
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
@@ -73,6 +74,7 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
     ``url`` (the application role may not delete workspaces), serialised with writers by the
     workspace's write lock. The agents' logins bound to it stay (so that none can bind another
     workspace): the result names them, with what drops them."""
+    check_workspace_name(name)
     probe(url)
     try:
         with translated_errors(), connect(url) as conn, conn.transaction():
