@@ -22,7 +22,7 @@ from pathlib import Path
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from beliefdb import errors
-from beliefdb.db.connector import connect, session_name, translated_errors
+from beliefdb.db.connector import PROBE_TIMEOUT, connect, session_name, translated_errors
 from beliefdb.db.migrate import create_roles, current_revision, is_current, upgrade
 from beliefdb.db.queries import Q
 from beliefdb.db.server import client_program
@@ -69,7 +69,8 @@ def _run(program: str, *args: str) -> str:
 
 
 def _installed(url: str) -> bool:
-    with translated_errors(), connect(url, autocommit=True) as conn:
+    # (the first connection of a dump: a server that is down is said as every command says it)
+    with translated_errors(), connect(url, autocommit=True, timeout=PROBE_TIMEOUT) as conn:
         row = conn.execute(Q.beliefdb_schema_exists).fetchone()
     return bool(row and row[0])
 

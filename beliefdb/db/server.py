@@ -131,12 +131,28 @@ def hba_rules(*, socket: bool, os_users: list[str]) -> tuple[str, str]:
             _WRITTEN_BY + "# MAPNAME   SYSTEM-USERNAME   PG-USERNAME\n" + "".join(line + "\n" for line in ident))
 
 
+def _check_home(home: Path) -> None:
+    """DatabaseUnavailable for a home that is a file (or under one): said so, not as mkdir's ``[Errno 17] File
+    exists`` once the server starts, nor as a home without a server yet. One it may not look into is
+    left for the start to say."""
+    try:
+        made = next((p for p in (home, *home.parents) if p.exists()), None)
+        if made is None or made.is_dir():
+            return
+    except OSError:
+        return
+    # (database_unavailable, as when the start fails: no server can run there)
+    raise DatabaseUnavailable(f"the beliefdb home {home} is a file, not a directory" if made == home
+                              else f"the beliefdb home {home} cannot be a directory: {made} is a file")
+
+
 class EmbeddedServer:
     """One embedded server per home directory; several homes can run side by side."""
 
     def __init__(self, home: Path | None = None) -> None:
         self.home = (home or default_home()).expanduser().resolve()
         self.pgdata = self.home / "pgdata"
+        _check_home(self.home)
 
     def _system_user(self) -> str | None:
         return "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None

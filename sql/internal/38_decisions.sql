@@ -418,8 +418,12 @@ begin
     case p_target
         when 'belief' then
             return beliefdb.resolve_belief(p_ref);
-        when 'node' then
-            return beliefdb.resolve_target(p_ref);
+        when 'node' then  -- (a fragment, as a retraction names it: unknown, said so, not "no node ... is named")
+            begin
+                return beliefdb.resolve_target(p_ref);
+            exception when sqlstate 'BD004' then
+                raise exception 'unknown fragment %', p_ref using errcode = 'BD004';
+            end;
         when 'source', 'version' then
             return (select s.id from beliefdb.source s where s.workspace_id = p_workspace_id and s.name = p_ref);
         else
