@@ -49,3 +49,12 @@ def test_a_home_that_is_a_file_is_said_to_be_one(cli_without_db: Cli, tmp_path: 
     line = cli_without_db.one_line_error(*command, "--home", below)
     assert line == f"error: the beliefdb home {below} cannot be a directory: {afile} is a file", line
     assert afile.read_text(encoding="utf-8") == "box\n" and sorted(tmp_path.iterdir()) == [afile]
+
+
+def test_the_readme_s_exit_codes_hold_usage_errors_2_what_the_command_refuses_once_running_1(cli: Cli) -> None:
+    """README: a usage error, refused by the command line before anything runs, exits 2; bad input the
+    command finds once it runs is invalid_input too, with exit 1 (a trial read the first as covering both)."""
+    for args in (["beliefs", "--limit", "0"], ["ingest", ""], ["retract"]):
+        cli.error(*args, code="invalid_input", expect=2)
+    for args in (["decide", ""], ["why", "zzzz"], ["beliefs", "--workspace", ""]):
+        cli.error(*args, code="invalid_input", expect=1)
