@@ -33,7 +33,8 @@ $$;
 comment on function beliefdb.expand_targets(uuid, uuid[]) is 'Node ids for a list of node, source and source-version ids';
 
 -- What a retraction or an impact names, from what a person calls it: a source by its name (or its
--- id), a source version by its id, or any node by its id or a unique prefix (resolve_node).
+-- id), a source version by its id, or any node by its id or a unique prefix (resolve_node). A whole id
+-- names what has that id before a source of that name.
 create or replace function beliefdb.resolve_target(p_ref text) returns uuid
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -51,13 +52,13 @@ begin
             using errcode = 'BD005';
     end if;
     if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
-        -- a whole id, the usual reference: one statement, in the same order as below (beliefdb.impact
-        -- looks whole node ids up in this order too, in one statement for all its references: keep
-        -- the two in step)
-        select coalesce((select s.id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref),
-                        (select s.id from beliefdb.source s where s.workspace_id = v_ws and s.id = v_ref::uuid),
+        -- a whole id, the usual reference: what has that id, then a source of that name (ids are the
+        -- database's, names anyone's: a source named with a belief's id must not stand for the belief);
+        -- beliefdb.impact looks whole node ids up first too, in one statement for all its references
+        select coalesce((select s.id from beliefdb.source s where s.workspace_id = v_ws and s.id = v_ref::uuid),
                         (select v.id from beliefdb.source_version v where v.workspace_id = v_ws and v.id = v_ref::uuid),
-                        (select n.id from beliefdb.node n where n.workspace_id = v_ws and n.id = v_ref::uuid))
+                        (select n.id from beliefdb.node n where n.workspace_id = v_ws and n.id = v_ref::uuid),
+                        (select s.id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref))
           into v_id;
     else
         select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
@@ -75,4 +76,4 @@ begin
     end;
 end
 $$;
-comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or id), a source version id, or a node id or unique id prefix in the bound workspace';
+comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or id), a source version id, or a node id or unique id prefix in the bound workspace (a whole id names what has it before a source of that name)';
