@@ -262,3 +262,33 @@ def test_a_retraction_applies_only_what_its_preview_showed(client: TestClient, d
     assert fresh is not None and fresh.group(1) != expected.group(1)
     done = client.post("/sources/retract", data={**form, "expected": fresh.group(1)}, headers=HTML)
     assert done.status_code == 200 and "Retracted return-policy.md" in done.text
+
+
+def test_a_run_without_steps_offers_its_repair_form_on_its_own_page(client: TestClient, db_url: str,
+                                                                     story: Story) -> None:
+    """The form's action named the run by its first step's run: with no step it was /runs/ (a 404)."""
+    with beliefdb.connect(db_url, principal="alice") as db:
+        with db.record_run(task="nothing yet") as run:
+            pass
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get(f"/runs/{run.id}", headers=HTML).text
+    assert f'action="/runs/{run.id}#repair"' in page, re.findall(r'action="[^"]*"', page)
+
+
+def test_a_page_past_the_end_says_so_once(client: TestClient, db_url: str, story: Story) -> None:
+    """Past the last page the runs and review pages said "No runs this far: there are N" and, below it,
+    "No runs recorded." (or "Nothing to review."), which N contradicts."""
+    with beliefdb.connect(db_url, principal="alice") as db:
+        for task in ("one", "two"):
+            with db.record_run(task=task):
+                pass
+        gone = db.remember("The lift is open.", "lift", "status", "open", "The lift is open.", source="lift.md",
+                           text="The lift is open.").accepted[0].id
+        db.decide("Use the lift", because=[gone])
+        db.retract(belief=gone, reason="the lift is closed")  # the decision flagged: a review item
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    runs = text_of(client.get("/runs", params={"offset": 9}, headers=HTML).text)
+    assert "there are 2" in runs and "No runs recorded." not in runs, runs
+    assert "No runs recorded." not in text_of(client.get("/runs", headers=HTML).text)
+    review = text_of(client.get("/review", params={"offset": 50}, headers=HTML).text)
+    assert "this far" in review and "Nothing to review." not in review, review
