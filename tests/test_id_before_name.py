@@ -36,7 +36,7 @@ def test_impact_of_a_whole_id_is_that_nodes_not_a_source_named_so(bdb: beliefdb.
 
 
 def test_a_retraction_of_a_fragment_by_its_whole_id_retracts_that_fragment(bdb: beliefdb.BeliefDB) -> None:
-    belief, fragment, decision = _setup(bdb, shadowed="fragment")
+    _, fragment, decision = _setup(bdb, shadowed="fragment")
     done = bdb.retract(fragment=fragment, reason="wrong")
     assert decision in {str(d) for d in done.flagged}, done
     assert [b.value for b in bdb.beliefs(subject="x")] == ["x"]  # the source named so is untouched

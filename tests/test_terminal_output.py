@@ -160,3 +160,22 @@ def test_plain_makes_each_control_a_space_and_keeps_every_other_character(text: 
     shown = terminal.plain(text)
     assert len(shown) == len(text)
     assert all(b == (" " if unicodedata.category(a) == "Cc" else a) for a, b in zip(text, shown, strict=True))
+
+
+#: what reorders or breaks a line without being a control character: the bidi embeddings, overrides and
+#: isolates (U+202E shows "evil.exe" as "exe.live") and the line and paragraph separators
+REORDERS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
+
+
+def test_bidi_controls_and_line_separators_are_spaces_too(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """A trial's title with U+202E reordered the words around it in the terminal (a status read backwards),
+    and U+2028 broke its line: both are shown as spaces, in text output and pictures; --json stays exact."""
+    from beliefdb.render.pictures.labels import shorten
+
+    title = f"Pay supplier {REORDERS} now"
+    assert terminal.plain(REORDERS) == " " * len(REORDERS) and shorten(REORDERS) == ""
+    bdb.decide(title, because=[bdb.remember("The desk opens at 9.", "desk", "opens", "9", "The desk opens at 9.",
+                                            source="desk.md", text="The desk opens at 9.").accepted[0].id])
+    out = cli("decisions").stdout
+    assert not set(REORDERS) & set(out), out
+    assert title in {d["title"] for d in cli.json("decisions")}

@@ -267,9 +267,8 @@ def test_a_retraction_applies_only_what_its_preview_showed(client: TestClient, d
 def test_a_run_without_steps_offers_its_repair_form_on_its_own_page(client: TestClient, db_url: str,
                                                                      story: Story) -> None:
     """The form's action named the run by its first step's run: with no step it was /runs/ (a 404)."""
-    with beliefdb.connect(db_url, principal="alice") as db:
-        with db.record_run(task="nothing yet") as run:
-            pass
+    with beliefdb.connect(db_url, principal="alice") as db, db.record_run(task="nothing yet") as run:
+        pass
     sign_in(client, api.create_token("default", "alice", url=db_url).token)
     page = client.get(f"/runs/{run.id}", headers=HTML).text
     assert f'action="/runs/{run.id}#repair"' in page, re.findall(r'action="[^"]*"', page)

@@ -2,7 +2,8 @@
 source's name) can neither run a terminal's escape sequences nor forge a line of the output.
 
 The rule, the text pictures' too (``pictures.labels.shorten``): every control character (Unicode
-category Cc: C0, DEL and C1, newline and tab among them) is a space. ``--json`` prints the text exact,
+category Cc: C0, DEL and C1, newline and tab among them) is a space, and so is each character that reorders
+or breaks a line (:data:`REORDERING`: bidi overrides, U+2028). ``--json`` prints the text exact,
 JSON-escaped (:func:`beliefdb.render.to_json`)."""
 
 from __future__ import annotations
@@ -13,8 +14,14 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
-#: every control character (Cc: U+0000-U+001F, U+007F-U+009F), mapped to a space by str.translate
-CONTROLS = {code: " " for code in range(0xA0) if unicodedata.category(chr(code)) == "Cc"}
+#: what reorders or breaks a line without being a control character: the bidi embeddings, overrides and
+#: isolates (U+202E shows the words after it backwards) and the line and paragraph separators
+REORDERING = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029")
+
+#: every control character (Cc: U+0000-U+001F, U+007F-U+009F) and each of REORDERING, mapped to a space
+#: by str.translate
+CONTROLS = {code: " " for code in range(0xA0) if unicodedata.category(chr(code)) == "Cc"} | {
+    ord(ch): " " for ch in REORDERING}
 
 #: the control characters json.dumps leaves raw with ensure_ascii=False (DEL and C1), as JSON escapes
 JSON_CONTROLS = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from beliefdb.models.graph import GraphNode
+from beliefdb.render.terminal import REORDERING
 
 #: the longest label a drawn node shows (the whole one is in the model, and in the text output)
 WIDTH = 80
@@ -25,8 +26,9 @@ MARK_WORDS = {
 
 def shorten(text: str, width: int = WIDTH) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis; control characters (a
-    terminal's escape sequences, NUL) are spaces."""
-    flat = " ".join("".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text).split())
+    terminal's escape sequences, NUL) and what reorders or breaks a line (a bidi override) are spaces."""
+    flat = " ".join("".join(" " if unicodedata.category(ch) == "Cc" or ch in REORDERING else ch
+                            for ch in text).split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
