@@ -106,3 +106,18 @@ def test_recorded_ids_with_other_content_are_refused_in_one_line(bdb: beliefdb.B
         assert "recorded already" in str(refused.value) and "duplicate key" not in str(refused.value)
         assert "\n" not in str(refused.value)
     assert [s.seq for s in bdb.steps(i["run"])] == [0, 1, 2, 3, 6]
+
+
+def test_a_new_memory_starts_at_revision_one(bdb: beliefdb.BeliefDB) -> None:
+    """A memory a step writes is new as an ingested belief is: revision 1, whether its step holds or not (it
+    was stored unsupported and made current by the propagation of its own batch: revision 2, though nothing
+    had changed it, and its correction's preview said 2)."""
+    with bdb.record_run(task="remember the tier") as run:
+        seen = run.step("observation", {"page": "traveller 42 is Gold"})
+        wrote = run.step("memory_write", {"key": "loyalty_tier"}, inputs=[("cites", seen)])
+        tier = run.memory(wrote, "traveller:42", "loyalty_tier", "Gold")
+    found = bdb.why(tier).belief
+    assert (found.status, found.revision) == ("current", 1)
+    preview = bdb.preview_correction(tier, "traveller 42 is Silver", value="Silver")
+    assert preview.revision == 1
+    assert bdb.audit_verify().ok

@@ -61,11 +61,14 @@ begin
            as s (id uuid, seq integer, kind beliefdb.step_kind, payload jsonb, replay_of uuid);
     get diagnostics v_steps = row_count;
 
+    -- stored current, as an ingested claim and a derived belief are: the propagation below settles its
+    -- status, and a memory is new at revision 1 whatever status that gives it (stored unsupported, one its
+    -- step held started at revision 2, though nothing had changed it; see beliefdb.derive)
     insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, confidence_kind, status,
                                  provenance)
     select v_ws, m.id,
            coalesce(nullif(m.statement, ''), m.subject || ' ' || m.attribute || ' = ' || m.value),
-           m.subject, m.attribute, m.value, coalesce(m.kind, 'fact'), 'agent_asserted', 'unsupported',
+           m.subject, m.attribute, m.value, coalesce(m.kind, 'fact'), 'agent_asserted', 'current',
            coalesce((v_worlds ->> m.id::text)::beliefdb.provenance, 'production')
       from jsonb_to_recordset(coalesce(p_memories, '[]'))
            as m (id uuid, subject text, attribute text, value text, statement text, kind text);
@@ -210,6 +213,9 @@ begin
         || array(select e.to_node from beliefdb._trace_edges(p_memories, p_edges) e where e.kind = 'deletes');
     if cardinality(v_seeds) > 0 then
         perform beliefdb.propagate(v_ws, v_seeds);
+        -- (a status the propagation of its own batch gave a new memory is no change to it)
+        update beliefdb.belief b set revision = 1
+         where b.workspace_id = v_ws and b.id = any(v_new) and b.revision <> 1;
     end if;
     return row(v_run, v_steps, v_memories)::beliefdb.trace_recorded;
 end
