@@ -47,7 +47,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 begin
     if not beliefdb._owner_session() then
-        raise exception 'only a session of the schema''s owner gathers planner statistics: they are every workspace''s tables'', and login % would hold them until its transaction ended (autovacuum gathers them)',
+        raise exception 'only a session of the schema''s owner gathers planner statistics: they are every workspace''s tables, and login % would hold them until its transaction ended (autovacuum gathers them)',
             session_user
             using errcode = '42501', hint = p_instead;
     end if;
