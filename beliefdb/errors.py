@@ -166,6 +166,13 @@ class WorkspaceBusy(DatabaseUnavailable):
     code = "workspace_busy"
 
 
+class DatabaseReadOnly(DatabaseUnavailable):
+    """The database takes no writes (a hot standby, or ``default_transaction_read_only``): a change is refused
+    and nothing was changed; reads work (the servers answer 503)."""
+
+    code = "database_read_only"
+
+
 class PermissionDenied(BeliefDBError):
     code = "permission_denied"
 

@@ -27,7 +27,7 @@ from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
 
 from beliefdb import errors, settings
-from beliefdb.db import composites, conninfo
+from beliefdb.db import composites, conninfo, refusals
 from beliefdb.db.pooling import Pool
 from beliefdb.db.queries import Q
 
@@ -138,7 +138,7 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     if hint:
         message = f"{message} (hint: {hint})"
     sqlstate = exc.sqlstate or ""
-    own = errors.from_error_code(sqlstate, message, sql_detail(exc))  # beliefdb's own codes (beliefdb.error_code)
+    own = errors.from_error_code(sqlstate, message, sql_detail(exc)) or refusals.refusal(exc)  # (beliefdb.error_code)
     if own is not None:
         return own
     if isinstance(exc, psycopg.OperationalError) and not sqlstate:

@@ -125,22 +125,27 @@ comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs
 -- test reads the clock already, and the stored statuses are what the real clock left: processed at a
 -- clock set past a valid time, the expiry was stored dated when it ended, and on the real clock the
 -- belief was no longer current and the decisions on it flagged (and an agent's login, which may not
--- write with its clock fixed, could not read). A writer still processes what is due at its clock when
--- it takes the lock (beliefdb.lock_workspace), and so does beliefdb.expire called itself. Whether it
--- took the workspace's write lock (the caller then commits that first, so no writer waits on its read).
+-- write with its clock fixed, could not read). Nor in a read-only transaction (a hot standby, a database
+-- or role set default_transaction_read_only): it could not write there, and every read failed once
+-- anything was due; the same valid-time test hides what is due, and the next read of a writable database
+-- processes it. A writer still processes what is due at its clock when it takes the lock
+-- (beliefdb.lock_workspace), and so does beliefdb.expire called itself. Whether it took the workspace's
+-- write lock (the caller then commits that first, so no writer waits on its read).
 create or replace function beliefdb.expire_before_read() returns boolean
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if coalesce(pg_catalog.current_setting('beliefdb.now', true), '') <> '' then
+    -- (nor in a read-only transaction: a hot standby, default_transaction_read_only; a write there is refused)
+    if coalesce(pg_catalog.current_setting('beliefdb.now', true), '') <> ''
+       or pg_catalog.current_setting('transaction_read_only') = 'on' then
         return false;
     end if;
     perform beliefdb.expire();
     return coalesce(pg_catalog.current_setting('beliefdb.locked_at', true), '') <> '';
 end
 $$;
-comment on function beliefdb.expire_before_read() is 'Before a read: process what expired (beliefdb.expire), nothing when the session fixed its clock (a read writes nothing); whether that took the write lock';
+comment on function beliefdb.expire_before_read() is 'Before a read: process what expired (beliefdb.expire), nothing when the session fixed its clock (a read writes nothing) or the transaction is read-only (a standby); whether that took the write lock';
 
 -- Record what actually happened after a decision or an action (its id or a unique prefix; audited).
 -- Nothing carries out a rejected decision (rule 4): a success or a failure of it, or of one of its
