@@ -173,6 +173,13 @@ class DatabaseReadOnly(DatabaseUnavailable):
     code = "database_read_only"
 
 
+class SchemaMismatch(DatabaseUnavailable):
+    """The database's beliefdb schema is not this beliefdb's: a function, column or type it calls is missing
+    (another release migrated it; run ``beliefdb migrate``). Nothing was changed (the servers answer 503)."""
+
+    code = "schema_mismatch"
+
+
 class PermissionDenied(BeliefDBError):
     code = "permission_denied"
 
