@@ -69,11 +69,13 @@ def test_a_wait_for_statistics_is_told_by_the_detail_not_the_context(postgresql:
 def test_the_sql_sets_the_details(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     """The SQL that raises them sets the DETAIL the mapping reads: review_resolve's refusal, and each ANALYZE
     of beliefdb's tables that may wait for another session's (bulk_analyze, refresh_ranking_stats,
-    _analyze_text_tables)."""
+    _analyze_text_tables, _analyze_deleted_tables)."""
     functions = {name: source for name, source in postgresql.execute(
         "select p.proname, p.prosrc from pg_proc p where p.pronamespace = 'beliefdb'::regnamespace"
-        " and p.proname in ('review_resolve', 'bulk_analyze', 'refresh_ranking_stats', '_analyze_text_tables')")}
+        " and p.proname in ('review_resolve', 'bulk_analyze', 'refresh_ranking_stats', '_analyze_text_tables',"
+        " '_analyze_deleted_tables')")}
     assert "'needs', 'winner', 'candidates'" in functions.pop("review_resolve")
+    assert len(functions) == 4, sorted(functions)
     for name, source in functions.items():
         assert "when lock_not_available then" in source and """'{"waited_for": "analyze"}'""" in source, name
 

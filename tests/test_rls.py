@@ -733,12 +733,14 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
 
 def test_every_function_the_package_calls_is_on_the_allow_list(postgresql: psycopg.Connection[Any]) -> None:
     """The Python package calls only the granted API (sql/api/80_privileges.sql), except
-    ensure_vector_index, which a migration runs as the schema owner, and _audit, which beliefdb agent
-    create|drop call as the schema owner to name the change in the workspace's audit chain
+    ensure_vector_index, which a migration runs as the schema owner, _audit, which beliefdb agent
+    create|drop call as the schema owner to name the change in the workspace's audit chain, and
+    _analyze_deleted_tables, which workspace delete calls as the schema owner before it commits
     (beliefdb.connect( and beliefdb.aconnect( in the docstrings are the library's, not SQL)."""
     package = Path(beliefdb.__file__).parent
     text = "\n".join(p.read_text(encoding="utf-8") for p in [*package.rglob("*.py"), package / "db" / "queries.sql"])
-    called = set(re.findall(r"beliefdb\.([a-z_]+)\(", text)) - {"connect", "aconnect", "ensure_vector_index", "_audit"}
+    called = set(re.findall(r"beliefdb\.([a-z_]+)\(", text)) - {"connect", "aconnect", "ensure_vector_index", "_audit",
+                                                                     "_analyze_deleted_tables"}
     granted = {name for (name,) in postgresql.execute(
         """select p.proname from pg_catalog.pg_proc p
             where p.pronamespace = 'beliefdb'::regnamespace

@@ -938,6 +938,10 @@ delete from beliefdb.api_token where workspace_id = %s;
 -- Delete a workspace's row (with its audit chain)
 delete from beliefdb.workspace where id = %s;
 
+-- analyze_deleted_tables --
+-- Gather statistics again on every table the deletion emptied of the workspace's rows, before it commits (rule 14: pg_statistic keeps nothing of it)
+select beliefdb._analyze_deleted_tables();
+
 -- workspace_by_name --
 -- A workspace's id by its name
 select id from beliefdb.workspace where name = %s;

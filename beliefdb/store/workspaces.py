@@ -72,8 +72,10 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
     (WorkspaceNotEmpty) while it holds sources, nodes or runs and ``force`` is not given. Its audit
     chain goes with it: nothing is left to append the deletion to. Runs as the database user of
     ``url`` (the application role may not delete workspaces), serialised with writers by the
-    workspace's write lock. The agents' logins bound to it stay (so that none can bind another
-    workspace): the result names them, with what drops them."""
+    workspace's write lock. The planner statistics of every table it had rows in are gathered again
+    before the commit, so that none of its text stays in them (as after a forget, rule 14). The
+    agents' logins bound to it stay (so that none can bind another workspace): the result names them,
+    with what drops them."""
     check_workspace_name(name)
     probe(url)
     try:
@@ -99,6 +101,9 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
             agents = [str(r[0]) for r in conn.execute(Q.workspace_agent_logins, (ws,)).fetchall()]
             for statement in _DELETE:
                 conn.execute(statement, (ws,))
+            # the planner statistics of the tables it had rows in, gathered again before the commit, so
+            # that none of its text stays in pg_statistic (as a forget's does not: rule 14)
+            conn.execute(Q.analyze_deleted_tables)
     except errors.PermissionDenied as exc:
         raise errors.PermissionDenied(
             f"deleting a workspace takes the schema owner (who runs 'beliefdb migrate'): {exc.message}") from exc

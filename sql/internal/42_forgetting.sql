@@ -1528,3 +1528,72 @@ exception when lock_not_available then
 end
 $$;
 comment on function beliefdb._analyze_text_tables() is 'Gather statistics again on every text column, so pg_statistic keeps nothing forgotten';
+
+-- Clear the planner statistics of each of p_tables that its ANALYZE in this transaction found empty
+-- (pg_class.reltuples 0): PostgreSQL stores nothing for a table with no row to sample, and so keeps
+-- the values sampled before, the deleted text among them. From PostgreSQL 18 with
+-- pg_clear_attribute_stats (the tables' owner may); before it only a superuser may (pg_statistic's
+-- rows deleted), and for another owner they stay until the table holds rows again and is analysed.
+create or replace function beliefdb._clear_empty_statistics(p_tables regclass[]) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_column record;
+begin
+    for v_column in
+        select s.tablename::text as tablename, s.attname::text as attname, s.inherited, c.oid
+          from pg_catalog.pg_class c
+          join pg_catalog.pg_stats s on s.schemaname = 'beliefdb' and s.tablename = c.relname
+         where c.oid = any(p_tables) and c.reltuples = 0
+         order by c.relname, s.attname
+    loop
+        if pg_catalog.current_setting('server_version_num')::int >= 180000 then
+            -- (executed: the function is not in PostgreSQL 15-17)
+            execute 'select pg_catalog.pg_clear_attribute_stats($1, $2, $3, $4)'
+                using 'beliefdb', v_column.tablename, v_column.attname, v_column.inherited;
+        elsif (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
+            delete from pg_catalog.pg_statistic t
+             where t.starelid = v_column.oid and t.stainherit = v_column.inherited
+               and t.staattnum = (select a.attnum from pg_catalog.pg_attribute a
+                                   where a.attrelid = v_column.oid and a.attname = v_column.attname);
+        end if;
+    end loop;
+end
+$$;
+comment on function beliefdb._clear_empty_statistics(regclass[]) is 'Clear the planner statistics of the tables an ANALYZE found empty, which it would keep';
+
+-- Gather statistics again, every column, on each table this transaction deleted or updated rows of
+-- (pg_stat_xact_user_tables, the cascades' rows counted), and the workspace directory: what a deleted
+-- workspace held must not stay in pg_statistic's sampled values (its subjects, its texts, its name,
+-- its id), as a forget's text does not (rule 14; the rows this transaction deleted are not sampled),
+-- and those of a table left empty are cleared (beliefdb._clear_empty_statistics). `workspace delete`
+-- calls it before it commits. With track_counts off nothing is counted: then every table that holds a
+-- workspace's rows. In order of their names, as every ANALYZE of beliefdb.
+create or replace function beliefdb._analyze_deleted_tables() returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_counted boolean := pg_catalog.current_setting('track_counts')::boolean;
+    v_tables regclass[];
+begin
+    perform beliefdb._may_analyze('deleting a workspace takes the schema owner (who runs beliefdb migrate)');
+    select pg_catalog.array_agg(c.oid::regclass order by c.relname) into v_tables
+      from pg_catalog.pg_class c
+      left join pg_catalog.pg_stat_xact_user_tables t on t.relid = c.oid
+     where c.relnamespace = 'beliefdb'::regnamespace and c.relkind in ('r', 'p')
+       and (c.relname = 'workspace'
+            or (v_counted and t.n_tup_del + t.n_tup_upd > 0)
+            or (not v_counted and exists (select from pg_catalog.pg_attribute a
+                                           where a.attrelid = c.oid and a.attname = 'workspace_id'
+                                             and not a.attisdropped)));
+    execute 'analyze ' || pg_catalog.array_to_string(v_tables, ', ');
+    perform beliefdb._clear_empty_statistics(v_tables);
+exception when lock_not_available then
+    -- another session's ANALYZE held a table past lock_timeout: said so in the detail, for a program
+    -- (beliefdb.db.connector.translate), as every ANALYZE of beliefdb's tables says it
+    raise exception using errcode = 'lock_not_available', message = sqlerrm, detail = '{"waited_for": "analyze"}';
+end
+$$;
+comment on function beliefdb._analyze_deleted_tables() is 'Gather statistics again on every table this transaction deleted rows of, so pg_statistic keeps nothing of a deleted workspace';
