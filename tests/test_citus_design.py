@@ -475,3 +475,23 @@ def test_the_scale_out_doc_names_what_the_plan_places(design: citus.Design) -> N
     for name in NOT_PINNED_YET:
         assert f"`{name}`" in doc, name
     assert f"{len(design.distributed())} tables" in doc
+    # the counts it gives, as the catalog has them (they drifted: 28 policies for 32, 5 reference tables
+    # for 6, 43 routed functions for 79)
+    flat = " ".join(doc.split())
+    assert f"the {len(design.plan.rewritten_policies)} row-level security policies with a subquery" in flat
+    assert f"for the {len(design.reference())} tables without a workspace" in flat
+    assert f"for the {len(design.distributed())} tables with one" in flat
+    routes: dict[str, list[str]] = {}
+    for r in design.plan.functions:
+        routes.setdefault(r.route, []).append(r.function.removeprefix("beliefdb.").split("(")[0])
+    said = flat[flat.index("`beliefdb scale citus` prints this from the catalog:"):]
+    said = said[:said.index("Internal (underscored)")]
+    assert f"{len(routes['workspace'])} functions routed by workspace" in said
+    assert f"{len(routes['workspace'])} wrappers." in flat
+    for route, words in (("row", "that take a row"), ("coordinator", "on the coordinator"),
+                         ("anywhere", "that read no workspace table")):
+        assert f"{len(routes[route])} {words}" in said, route
+        named = said[said.index(words):]
+        named = named[named.index("(`"):named.index(")")] if route != "row" else \
+            named[named.index("(`"):named.index("`)") + 1]
+        assert sorted(re.findall(r"`(\w+)`", named)) == sorted(routes[route]), route

@@ -205,3 +205,19 @@ def test_where_things_are_lists_every_sql_file() -> None:
     listed = re.findall(r"^\| `([a-z]+/\d\d_\w+\.sql)` \|", section, flags=re.M)
     on_disk = sorted(str(p.relative_to(ROOT / "sql")) for p in (ROOT / "sql").glob("*/*.sql"))
     assert sorted(listed) == sorted(SQL_FILES) == on_disk
+
+
+_NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+
+
+def test_every_count_of_the_views_the_docs_give_is_the_catalogs(postgresql: Any) -> None:
+    """dba.md said "the six views" twice (its file table, what beliefdb_app may read) where it and
+    security.md said seven elsewhere: every "N views" of README.md and docs/ is the number of views of
+    schema beliefdb, in words or digits."""
+    (views,) = postgresql.execute("select count(*) from pg_catalog.pg_views where schemaname = 'beliefdb'").fetchone()
+    counts = re.compile(r"\b(" + "|".join(_NUMBERS) + r"|\d+) views\b", flags=re.I)
+    said = [(path.name, m.group(1)) for path in DOCS for m in counts.finditer(" ".join(path.read_text(
+        encoding="utf-8").split()))]
+    assert len(said) >= 4, said
+    assert [(name, n) for name, n in said if n.lower() not in (str(views), _NUMBERS[views])] == [], views
