@@ -15,6 +15,7 @@ agent's login would: never as the test suite's superuser."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -396,3 +397,23 @@ def test_forget_leaves_the_text_in_no_planner_statistics(db_url: str, bdb: belie
     assert result.beliefs == 6
     assert _in_statistics(db_url, SECRET) == []
     assert su_all(db_url, "select count(*) from beliefdb.belief where subject = %s", (SECRET,)) == [(0,)]
+
+
+def test_a_forget_that_empties_a_table_leaves_its_text_in_no_planner_statistics(
+        db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    """ANALYZE of a table with no row left stores nothing, and so kept the values it had sampled: a
+    forget of the only beliefs of the database left the subject in belief's statistics (and the quotes
+    in evidence's, the texts in source_version's). Those of a table the forget empties are cleared."""
+    for i in range(6):
+        quote = f"Customer {i} asked about {SECRET} on day {i}."
+        bdb.remember(f"Asked {i}", SECRET, f"question_{i}", f"day {i}", quote, source=f"chat-{i}", text=quote,
+                     authority="user")
+    su_all(db_url, "analyze beliefdb.belief, beliefdb.fragment, beliefdb.evidence, beliefdb.source_version")
+    assert ("beliefdb.belief", "subject") in _in_statistics(db_url, SECRET)
+    assert bdb.forget(subject=SECRET).beliefs == 6
+    assert su_all(db_url, "select count(*) from beliefdb.belief") == [(0,)]
+    assert _in_statistics(db_url, SECRET) == []
+    # every table it analyses is one it clears when empty
+    (body,) = su_all(db_url, "select pg_get_functiondef('beliefdb._analyze_text_tables()'::regprocedure)")[0]
+    analysed, cleared = body.split("perform beliefdb._clear_empty_statistics(")
+    assert sorted(re.findall(r"beliefdb\.(\w+) \(", analysed)) == sorted(re.findall(r"'beliefdb\.(\w+)'", cleared))

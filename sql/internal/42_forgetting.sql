@@ -1506,7 +1506,8 @@ $$;
 comment on function beliefdb._forget_apply(text, text, text[], boolean, boolean) is 'Internal: forget''s change, the statistics gathered again or not (a preview''s)';
 
 -- Gather planner statistics again for the columns that hold text: what was forgotten must not
--- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).
+-- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled;
+-- those of a table left empty are cleared, beliefdb._clear_empty_statistics).
 -- Each table's lock stays taken until the transaction ends, and another workspace's session may be
 -- analysing some of them too (bulk_analyze, refresh_ranking_stats): every ANALYZE of beliefdb takes
 -- its tables in order of their names, so that one waits for the other instead of a deadlock.
@@ -1521,6 +1522,11 @@ begin
             beliefdb.node (retraction_reason), beliefdb.relation (reason), beliefdb.retraction_period (reason),
             beliefdb.review_item (reason, proposal), beliefdb.source (name),
             beliefdb.source_version (content, label, path);
+    -- (a table the forget left empty keeps what was sampled before: cleared)
+    perform beliefdb._clear_empty_statistics(array['beliefdb.audit_event', 'beliefdb.belief', 'beliefdb.correction',
+        'beliefdb.evidence', 'beliefdb.fragment', 'beliefdb.job', 'beliefdb.lexeme_frequency', 'beliefdb.node',
+        'beliefdb.relation', 'beliefdb.retraction_period', 'beliefdb.review_item', 'beliefdb.source',
+        'beliefdb.source_version']::regclass[]);
 exception when lock_not_available then
     -- another session's ANALYZE held a table past lock_timeout: said so in the detail, for a program
     -- (beliefdb.db.connector.translate), as every ANALYZE of beliefdb's tables says it
