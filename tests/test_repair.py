@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -244,6 +245,35 @@ def test_superseded_memory_comes_back_and_deleted_memory_is_restored(bdb: belief
     assert drawn[aisle].status == "quarantined"
     assert "— superseded" not in to_text(picture) and "current, superseded" not in to_mermaid(picture)
     assert "superseded" in {n.id: n for n in before.nodes}[seat].marks  # while the supersession held, it said so
+
+
+def test_a_quarantined_memory_is_quarantined_as_of_a_moment_after_its_repair(bdb: beliefdb.BeliefDB) -> None:
+    """why --as-of said retracted for a memory a repair quarantined (belief_status_at read the repair's
+    retraction as any other): as of a moment after the repair it was quarantined, before it what it was
+    then, and after its owner restored it what the rules say (here unsupported); retracted by hand
+    later, even in the repair's own words, it is retracted."""
+    with bdb.record_run(task="t") as run:
+        s1 = run.step("memory_write", {}, inputs=[("cites", run.step("observation", {"forum": 1}))])
+        m1 = run.memory(s1, "t:1", "tier", "Gold")
+        s2 = run.step("memory_write", {}, inputs=[("reads", m1)])
+        m2 = run.memory(s2, "t:1", "fare", "business")
+    before = datetime.now(UTC)
+    applied = bdb.repair_apply([m1])
+    repaired = datetime.now(UTC)
+    assert [i.node for i in applied.plan.quarantine] == [m2]
+    assert bdb.why(m2).belief.status == "quarantined"
+    assert bdb.why(m2, as_of=repaired).belief.status == "quarantined"
+    assert bdb.why(m2, as_of=before).belief.status == "current"
+    assert bdb.why(m1, as_of=repaired).belief.status == "retracted"  # the faulty one: deleted
+    # its picture as of then draws it quarantined too
+    assert {n.id: n for n in bdb.why_graph(m2, as_of=repaired).nodes}[m2].status == "quarantined"
+    bdb.retract(belief=m2, undo=True)
+    restored = datetime.now(UTC)
+    assert bdb.why(m2).belief.status == bdb.why(m2, as_of=restored).belief.status == "unsupported"
+    assert bdb.why(m2, as_of=repaired).belief.status == "quarantined"
+    bdb.retract(belief=m2, reason=f"quarantined by repair {applied.repair_id}")
+    assert bdb.why(m2).belief.status == bdb.why(m2, as_of=datetime.now(UTC)).belief.status == "retracted"
+    assert bdb.why(m2, as_of=repaired).belief.status == "quarantined"
 
 
 @pytest.mark.parametrize("order", ["faulty first", "good first", "both faulty"])

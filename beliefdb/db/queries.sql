@@ -178,7 +178,7 @@ select (f.b).id, (f.b).statement, (f.b).subject, (f.b).attribute, (f.b).value, (
                                     %(as_of)s) c on c.belief_id = (f.b).id;
 
 -- belief_recorded_as_of --
--- One belief as it stood at as_of, believed then or not, if it was recorded by then (none when it was not): the status it had then (beliefdb.belief_status_at: current or conflicting while live then, else retracted, superseded, unsupported or expired then), its confidence then (beliefdb.confidences_at), its evidence counted by as_of
+-- One belief as it stood at as_of, believed then or not, if it was recorded by then (none when it was not): the status it had then (beliefdb.belief_status_at: current or conflicting while live then, else retracted (quarantined: by a repair), superseded, unsupported or expired then), its confidence then (beliefdb.confidences_at), its evidence counted by as_of
 with found as materialized (
     select b
       from beliefdb.belief b
@@ -1243,7 +1243,7 @@ select b.id, beliefdb.status_at(b, %(as_of)s)::text as status
  where b.id = any(%(ids)s::uuid[]) and beliefdb.believed_at(b, %(as_of)s);
 
 -- graph_recorded_as_of --
--- The status these beliefs had at as_of, believed then or not (beliefdb.belief_status_at: retracted, superseded, unsupported or expired then too), of those recorded by then
+-- The status these beliefs had at as_of, believed then or not (beliefdb.belief_status_at: retracted, quarantined, superseded, unsupported or expired then too), of those recorded by then
 select b.id, beliefdb.belief_status_at(b, %(as_of)s)::text as status
   from beliefdb.belief b
  where b.id = any(%(ids)s::uuid[]) and b.recorded_at <= %(as_of)s;

@@ -551,6 +551,9 @@ comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The sta
 -- while it was live then; else, in the order the live status takes them (beliefdb.propagate), retracted
 -- (a retraction period open then), superseded (superseded_at), unsupported (not held then: by no quote
 -- in force then, nor by a reason without a quote that held then) or expired (its valid time ended by then).
+-- A retraction open then that a repair made to quarantine it (rule 10: its reason names the repair, whose
+-- plan quarantines this belief, made at the repair's moment) is quarantined then, as the live status
+-- keeps it while that retraction stands; one made by hand, whatever its reason says, is retracted.
 -- For what was built on a belief (why as of a moment) too: a derived belief's holding then is
 -- node_held_at's (held_at).
 -- (plpgsql: a language sql body is checked when it is made, and an upgrade script that adds the
@@ -563,6 +566,15 @@ as $$
 begin
     return case when beliefdb.live_at(p_belief, p_at) then beliefdb.status_at(p_belief, p_at)
                 when exists (select from beliefdb.retraction_period r
+                               join beliefdb.repair q
+                                 on q.workspace_id = r.workspace_id and r.reason = 'quarantined by repair ' || q.id
+                                and q.created_at = r.retracted_at
+                              where r.workspace_id = p_belief.workspace_id and r.node_id = p_belief.id
+                                and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at)
+                                and q.plan @> jsonb_build_array(jsonb_build_object('action', 'quarantine',
+                                                                                   'node', p_belief.id)))
+                then 'quarantined'
+                when exists (select from beliefdb.retraction_period r
                               where r.workspace_id = p_belief.workspace_id and r.node_id = p_belief.id
                                 and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
                 then 'retracted'
@@ -571,7 +583,7 @@ begin
                 else 'expired' end::beliefdb.belief_status;
 end
 $$;
-comment on function beliefdb.belief_status_at(beliefdb.belief, timestamptz) is 'The status any belief had at a moment: status_at while live then, else retracted, superseded, unsupported or expired then';
+comment on function beliefdb.belief_status_at(beliefdb.belief, timestamptz) is 'The status any belief had at a moment: status_at while live then, else retracted (quarantined: by a repair), superseded, unsupported or expired then';
 
 -- The factors of a belief's confidence as they stood at a moment, for one belief, the confidence each
 -- of its antecedents had then given (p_known, p_known_confidence: by id; one not given counts as none,
