@@ -371,16 +371,20 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read_whole(db_url: str, m
     """A 300 MB body (with a token or none) was read whole and parsed before anything looked at it: the
     server's memory grew by five times the body, and a caller without a token got "not valid JSON". A
     body over 4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB (the largest JSON a text of the limit takes) is
-    refused with 413 as it arrives."""
+    refused with 413 as it arrives; one with no credentials at all is refused with 401 before any of it
+    is read (tests/test_http_anonymous_body.py), over the limit or not."""
     monkeypatch.setenv("BELIEFDB_INGEST_MAX_BYTES", "1000")
     limit = 4 * 1000 + 2 ** 20
     token = api.create_token("default", "alice", url=db_url).token
     with TestClient(create_app(db_url, mcp=False)) as client:
         big = b'{"source": "big.md", "text": "' + b"a" * limit + b'"}'
-        for headers in ({}, {"Authorization": f"Bearer {token}"}):
+        for headers in ({}, {"Authorization": f"Bearer {token}"}, {"Authorization": "Bearer bdb_unknown"}):
             for body in (big, iter([big[:1000], big[1000:]])):  # with a Content-Length, and chunked
                 response = client.post("/sources", content=body, headers={"Content-Type": "application/json",
                                                                             **headers})
+                if not headers:
+                    assert (response.status_code, response.json()["error"]) == (401, "unauthenticated")
+                    continue
                 assert response.status_code == 413, response.text
                 said = response.json()
                 assert said["error"] == "payload_too_large"  # (its own code: the body was not read, nor wrong)

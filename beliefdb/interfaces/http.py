@@ -39,6 +39,7 @@ from beliefdb.interfaces.access import (
     retry_after,
     status_of,
 )
+from beliefdb.interfaces.http_anonymous import CredentialsFirst
 from beliefdb.interfaces.http_bodies import REPEATED_KEY
 from beliefdb.interfaces.http_conversations import router as conversations_router
 from beliefdb.interfaces.http_forget import router as forget_router
@@ -379,6 +380,7 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
 
     app.add_middleware(HeadAsGet)
     app.add_middleware(RefuseNul)
+    app.add_middleware(CredentialsFirst, refuse=error)  # (a body without credentials: 401, unread)
     app.add_middleware(Wording)
     text_limit = 4 * settings.load().ingest_max_bytes + 2 ** 20
     app.add_middleware(BodyLimit, limit=text_limit)

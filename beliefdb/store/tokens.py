@@ -111,6 +111,10 @@ def revoke_token(url: str, ref: str) -> RevokedToken:
     return revoked
 
 
+#: what a call without a token is told
+NO_TOKEN = "a valid bearer token is required (beliefdb token create)"
+
+
 class Authenticator:
     """Who bearer tokens speak for, asked of the database each time (a revoked token stops working at
     once), over a small pool of the application role's connections bound to no workspace."""
@@ -123,7 +127,7 @@ class Authenticator:
         """The principal and workspace of a valid token; :class:`~beliefdb.errors.Unauthenticated`
         for none, an unknown or a revoked one."""
         if not token or not token.startswith(PREFIX) or len(token) > 256:
-            raise errors.Unauthenticated("a valid bearer token is required (beliefdb token create)")
+            raise errors.Unauthenticated(NO_TOKEN)
         with translated_errors(), self._pool.connection() as conn, \
                 conn.cursor(row_factory=class_row(Identity)) as cur:
             cur.execute(Q.authenticate, (digest(token),))
