@@ -448,9 +448,9 @@ def test_impact_falls_back_where_the_walk_cannot_answer(postgresql: psycopg.Conn
 
 
 def test_impact_takes_a_whole_id_of_each_kind(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
-    """A whole id names a source, a source version or a node, in that order after a source's name
-    (one statement); a source may be named like another's id, and its name comes first; a whole id
-    that names nothing is refused with the message a name gets."""
+    """A whole id names a source, a source version or a node, in that order, and only then a source of that
+    name (one statement): a source named like another's id does not stand for it (anyone may name a source,
+    the database makes ids); a whole id that names nothing is refused with the message a name gets."""
     ws = bdb.database.workspace_id
     quote = "Returns are accepted within 7 days."
     seven = bdb.remember(quote, "returns", "window", "7 days", quote, source="policy.md",
@@ -471,11 +471,14 @@ def test_impact_takes_a_whole_id_of_each_kind(bdb: beliefdb.BeliefDB, postgresql
     assert stopped("policy.md") == stopped(str(source)) == stopped(str(source).upper()) == {fragment, seven}
     assert stopped(str(version)) == {fragment, seven}
     assert stopped(str(fragment)) == stopped(str(fragment).replace("-", "")) == {fragment, seven}
-    assert fee in stopped(str(seven)) and seven not in stopped(str(seven))  # the source named so
+    assert seven in stopped(str(seven)) and fee not in stopped(str(seven))  # the belief, not the source named so
     # several references: node ids only (each once however often named), or mixed with a name
     assert stopped(str(fragment), f" {str(fragment).upper()} ") == {fragment, seven}
     assert stopped(str(fee), "policy.md") == {fee, fragment, seven}
-    assert fee in stopped(str(fragment), str(seven)) and seven in stopped(str(fragment), str(seven))
+    assert stopped(str(fragment), str(seven)) == {fragment, seven}
+    named = postgresql.execute("select s.id from beliefdb.source s where s.workspace_id = %s and s.name = %s",
+                               (ws, str(seven))).fetchone()
+    assert named is not None and fee in stopped(str(named[0]))  # the source named so: by its own id
     with pytest.raises(beliefdb.BeliefDBError, match="no node, source or source version is named"):
         bdb.impact(str(uuid4()))
 

@@ -13,7 +13,8 @@ select cardinality(flagged) as flagged, cardinality(superseded) as superseded, a
   from beliefdb.apply_correction(:'sale', 'Order 1042 was bought at full price.', 'full price',
                                  'dba:alice', 'the sale flag was a data-entry error', :rev);
 
--- the same correction again is a no-op that says so; any other with the old revision is stale
+-- the same correction again is a no-op that says so; any other is refused: the belief is superseded now,
+-- and its replacement is what to correct (not_correctable, naming it)
 select already_applied from beliefdb.apply_correction(:'sale', 'Order 1042 was bought at full price.', 'full price',
                                                       'dba:alice', 'the sale flag was a data-entry error', :rev);
 select already_applied from beliefdb.apply_correction(:'sale', 'Order 1042 was bought at a discount.', 'discount',
