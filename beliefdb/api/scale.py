@@ -1,6 +1,7 @@
 """Scaling out beyond one machine (docs/scale-out.md): the Citus plan of a migrated database, read from
-its catalog, and the script a DBA runs on the Citus coordinator. ``url``, else ``BELIEFDB_URL``, else the
-embedded server of ``home`` (migrated on first use); a database without beliefdb is refused."""
+its catalog, and the script a DBA runs on the Citus coordinator. ``url``, else the embedded server of
+``home``, else ``BELIEFDB_URL``, else the embedded server of ``BELIEFDB_HOME`` (migrated on first use); a
+database without beliefdb is refused."""
 
 from __future__ import annotations
 

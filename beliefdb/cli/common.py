@@ -65,8 +65,9 @@ def file_path(value: str) -> Path:
 DbUrl = Annotated[str | None, typer.Option("--db", envvar="BELIEFDB_URL", show_envvar=True,
                                            help="PostgreSQL URL (>= 15, with pgvector). Default: the embedded server.")]
 Home = Annotated[Path | None, typer.Option("--home", envvar="BELIEFDB_HOME", show_envvar=True, parser=file_path,
-                                          help="Folder of the embedded server's data. Default: /var/lib/beliefdb for"
-                                               " root, else the user's data folder.")]
+                                          help="Folder of the embedded server's data; given, it wins over"
+                                               " BELIEFDB_URL (not with --db). Default: /var/lib/beliefdb for root,"
+                                               " else the user's data folder.")]
 WorkspaceOpt = Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True,
                                            help="Workspace to act in.")]
 Principal = Annotated[str | None, typer.Option("--as", envvar="BELIEFDB_PRINCIPAL", show_envvar=True,
@@ -159,6 +160,18 @@ def refuse_unreadable_arguments(ctx: typer.Context, as_json: bool) -> None:
                 fail("invalid_input", f"{_named(ctx, param)}: {why}: '{api.shown(item)}'", as_json, 2)
 
 
+def given_database(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A command's ``db`` and ``home`` as its command line gave them, None when they came from
+    ``BELIEFDB_URL`` / ``BELIEFDB_HOME``, which the library reads itself: an option is the user's word for
+    this command, a variable a standing default, so ``--home`` wins over ``BELIEFDB_URL`` (which wins over
+    ``BELIEFDB_HOME``). Taken from the environment, ``db restore --home NEW --clean`` replaced the database
+    of BELIEFDB_URL. ``--db`` with ``--home`` names two databases: a usage error."""
+    given = {name for name in ("db", "home") if name in kwargs and typed(name)}
+    if given == {"db", "home"}:
+        usage("--db and --home name two databases: give one")
+    return {k: None if k in ("db", "home") and k not in given else v for k, v in kwargs.items()}
+
+
 def page_cursor(value: str | None) -> str | None:
     """An ``--after`` option's callback: a value that is no page cursor (``api.cursor_problem``, the words
     the library and the servers use) is a value its option refuses, a usage error."""
@@ -186,7 +199,8 @@ def errors(as_json: bool) -> Iterator[None]:
 
 @contextmanager
 def database(url: str | None, home: Path | None, workspace: str, principal: str | None) -> Iterator[BeliefDB]:
-    """The memory of ``workspace`` (``url``, else BELIEFDB_URL, else the embedded server), closed afterwards."""
+    """The memory of ``workspace`` (``url``, else the embedded server of ``home``, else BELIEFDB_URL, else the
+    embedded server of BELIEFDB_HOME), closed afterwards."""
     with connect(url, workspace, principal=principal, home=home) as bdb:
         yield bdb
 
@@ -194,7 +208,7 @@ def database(url: str | None, home: Path | None, workspace: str, principal: str 
 @dataclass(frozen=True)
 class Memory:
     """The memory a command acts on, as its connection options name it (``--db``, ``--home``, ``-w``,
-    ``--as``)."""
+    ``--as``; ``url`` and ``home`` None unless given on the command line: :func:`given_database`)."""
 
     url: str | None
     home: Path | None
@@ -212,8 +226,9 @@ _KW = inspect.Parameter.KEYWORD_ONLY
 
 
 def text_arguments(command: Command) -> Command:
-    """Refuse an argument that is not text (:func:`refuse_unreadable_arguments`) before ``command`` runs;
-    typer hands the wrapper its context as a hidden parameter. Every command is wrapped so."""
+    """Refuse an argument that is not text (:func:`refuse_unreadable_arguments`) before ``command`` runs,
+    and give it the database its options name (:func:`given_database`); typer hands the wrapper its context
+    as a hidden parameter. Every command is wrapped so."""
     hints = typing.get_type_hints(command, include_extras=True)
     own = [p.replace(annotation=hints[p.name]) for p in inspect.signature(command).parameters.values()]
     # (typer gives its context to one parameter only: a command that takes it shares it)
@@ -224,7 +239,7 @@ def text_arguments(command: Command) -> Command:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         context = kwargs[taken] if taken else kwargs.pop("typer_context")
         refuse_unreadable_arguments(context, bool(kwargs.get("as_json", False)))
-        return command(*args, **kwargs)
+        return command(*args, **given_database(kwargs))
 
     wrapper.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}

@@ -1,5 +1,6 @@
-"""Which database beliefdb uses, and making it ready: ``--db`` / ``BELIEFDB_URL``, else the embedded
-server (started on first use), migrated to this package's schema when it is not already.
+"""Which database beliefdb uses, and making it ready: ``--db``, else ``--home``'s embedded server, else
+``BELIEFDB_URL``, else the embedded server of ``BELIEFDB_HOME`` (started on first use), migrated to this
+package's schema when it is not already.
 
 It sits above the connector, the server and migrate, so none of them imports another in a circle.
 """
@@ -16,11 +17,17 @@ from pathlib import Path
 from beliefdb import settings
 from beliefdb.db.migrate import is_current, upgrade
 from beliefdb.db.server import EmbeddedServer
+from beliefdb.errors import InvalidInput, spelled
 
 
 def resolve_url(url: str | None = None, *, home: Path | None = None, migrate: bool = True) -> str:
-    """``url``, else ``BELIEFDB_URL``, else the embedded server (started and migrated on first use)."""
-    chosen = url or settings.load().url
+    """``url``; else the embedded server of ``home`` when one is given (the caller's word wins over
+    ``BELIEFDB_URL``, a standing default); else ``BELIEFDB_URL``; else the embedded server of
+    ``BELIEFDB_HOME`` (or the default home). An embedded server is started and migrated on first use.
+    ``url`` and ``home`` together name two databases: InvalidInput."""
+    if url and home is not None:
+        raise InvalidInput(f"{spelled('url= and home=', '--db and --home')} name two databases: give one")
+    chosen = url or (None if home is not None else settings.load().url)
     if chosen:
         return chosen
     embedded_url = EmbeddedServer(home).start()

@@ -149,8 +149,8 @@ def _function(row: Mapping[str, Any]) -> Function:
 
 
 def plan(url: str | None = None, *, home: Path | None = None, shard_count: int = DEFAULT_SHARD_COUNT) -> Design:
-    """The design for ``url`` (else ``BELIEFDB_URL``, else the embedded server of ``home``, migrated on
-    first use); ``url`` must hold a migrated beliefdb schema."""
+    """The design for ``url`` (else the embedded server of ``home``, else ``BELIEFDB_URL``, else the
+    embedded server of ``BELIEFDB_HOME``, migrated on first use); ``url`` must hold a migrated beliefdb schema."""
     resolved = resolve_url(url, home=home)
     probe(resolved)
     with translated_errors(), psycopg.connect(resolved) as conn:
