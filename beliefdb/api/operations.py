@@ -15,7 +15,7 @@ from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.embedders import configured_name
-from beliefdb.errors import NotFound
+from beliefdb.errors import NotFound, spelled
 from beliefdb.inputs import check_callback, given_home, given_path
 from beliefdb.models import (
     AgentCreated,
@@ -124,12 +124,14 @@ def migration_status(url: str | None = None, *, home: str | Path | None = None) 
 
 def create_roles(url: str | None = None, *, home: str | Path | None = None) -> list[str]:
     """Create beliefdb's roles (cluster-wide: a pg_dump of the database does not carry them) where they
-    are missing, and nothing else: what a restore with pg_restore needs first. Their names."""
+    are missing and grant ``beliefdb_app`` and ``beliefdb_clock`` to the database user it connects as,
+    who should be the one who restores and migrates (as a superuser, it grants them to no one else);
+    nothing else: what a restore with pg_restore needs first. Their names."""
     from beliefdb.db import migrate as migrations
 
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
-    migrations.create_roles(resolved)
+    migrations.create_roles(resolved, again=spelled("beliefdb.api.create_roles()", "beliefdb db roles"))
     return migrations.role_names()
 
 

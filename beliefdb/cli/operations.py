@@ -296,10 +296,13 @@ def db_vector_index(
 @db_app.command("roles")
 @text_arguments
 def db_roles(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None:
-    """Create beliefdb's roles where they are missing, and nothing else.
+    """Create beliefdb's roles where they are missing, and grant beliefdb_app and beliefdb_clock to the
+    database user it runs as; nothing else.
 
     Roles belong to the server, not to a database, so a pg_dump does not carry them: run this on a new
-    server before pg_restore (see docs/operations.md)."""
+    server before pg_restore, as the user who restores and migrates (the schema's owner; creating a role
+    needs createrole). Run as a superuser, it grants the roles to no one else: grant them to that user
+    (see docs/operations.md)."""
     with errors(as_json):
         roles = api.create_roles(db, home=home)
     typer.echo(render.to_json({"roles": roles}) if as_json else f"roles present: {', '.join(roles)}")

@@ -132,7 +132,7 @@ def restore(url: str, file: Path, *, clean: bool = False) -> Restored:
             "this database already holds beliefdb: restore into an empty database (e.g. a new"
             f" {errors.argument('home')}), or add {errors.argument('clean', True)} to replace what it holds with"
             " the dump")
-    create_roles(url)
+    create_roles(url, again=errors.spelled("beliefdb.api.restore_database()", "beliefdb db restore"))
     options = ["--clean", "--if-exists"] if clean else []
     with _client_conninfo(url) as conninfo:
         _run("pg_restore", *options, "--no-owner", "--single-transaction", "--exit-on-error",

@@ -231,14 +231,18 @@ def role_names() -> list[str]:
     return re.findall(r"^\s*create role (\w+)", (sql_dir() / ROLES_FILE).read_text(encoding="utf-8"), re.MULTILINE)
 
 
-def create_roles(url: str) -> None:
-    """Create beliefdb's roles as ``ROLES_FILE`` says (idempotent), and nothing else: the schema that
-    file also creates is dropped again where there was none. The first step of every migration (so a
-    revision may name any role) and of a restore (so the dump's grants and policies apply)."""
+def create_roles(url: str, *, again: str | None = None) -> None:
+    """Create beliefdb's roles as ``ROLES_FILE`` says (idempotent) and grant ``beliefdb_app`` and
+    ``beliefdb_clock`` to the user it connects as, and nothing else: the schema that file also creates is
+    dropped again where there was none. The first step of every migration (so a revision may name any
+    role), of a restore (so the dump's grants and policies apply) and ``beliefdb db roles``. A refusal's
+    hint says to run ``again`` again (None: beliefdb migrate)."""
     script = (sql_dir() / ROLES_FILE).read_text(encoding="utf-8")
     try:
         with connect(url, migration=True) as conn:
             conn.execute("select pg_advisory_xact_lock(hashtext('beliefdb.migrate'))")  # as alembic's env.py
+            if again is not None:
+                conn.execute(Q.roles_hint_again, (again,))
             row = conn.execute("select to_regnamespace('beliefdb') is not null").fetchone()
             conn.execute(script)
             if row is not None and not row[0]:

@@ -336,6 +336,10 @@ select pg_catalog.set_config(s.name, v.value, false)
   join pg_catalog.pg_settings s on s.name = v.name
  where s.source not in ('client', 'user', 'database', 'database user');
 
+-- roles_hint_again --
+-- The command a refusal of schema/00_schema.sql (the roles) tells its reader to run again, for this transaction
+select pg_catalog.set_config('beliefdb.again', %s, true);
+
 -- beliefdb_schema_exists --
 -- Whether the database holds beliefdb's schema (a restore goes into a database without it)
 select to_regnamespace('beliefdb') is not null;

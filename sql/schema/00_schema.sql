@@ -1,5 +1,7 @@
 -- beliefdb: schema and the application role.
 -- Everything beliefdb creates lives in schema beliefdb; nothing goes to public.
+-- Run by every migration, and alone by beliefdb db roles and db restore (beliefdb.migrate.create_roles):
+-- a refusal's hint names the command to run again, the setting beliefdb.again (unset: beliefdb migrate).
 
 -- A user who may not create schemas in this database is told who grants it (the database's owner).
 do $$
@@ -8,8 +10,9 @@ begin
 exception when insufficient_privilege then
     raise exception 'beliefdb creates its schema beliefdb, and % may not create a schema in database %', current_user, pg_catalog.current_database()
         using errcode = 'insufficient_privilege',
-              hint = pg_catalog.format('the database''s owner runs "grant create on database %I to %I", then beliefdb migrate again',
-                                       pg_catalog.current_database(), current_user);
+              hint = pg_catalog.format('the database''s owner runs "grant create on database %I to %I", then %s again',
+                                       pg_catalog.current_database(), current_user,
+                                       coalesce(nullif(pg_catalog.current_setting('beliefdb.again', true), ''), 'beliefdb migrate'));
 end
 $$;
 
@@ -27,7 +30,8 @@ exception when insufficient_privilege then
         using errcode = 'insufficient_privilege',
               hint = pg_catalog.format('a superuser runs "create role beliefdb_app nologin; create role beliefdb_clock nologin; '
                                        'create role beliefdb_eraser nologin; grant beliefdb_app, beliefdb_clock to %I" once, '
-                                       'then beliefdb migrate again', current_user);
+                                       'then %s again', current_user,
+                                       coalesce(nullif(pg_catalog.current_setting('beliefdb.again', true), ''), 'beliefdb migrate'));
 end
 $$;
 
@@ -51,7 +55,8 @@ exception when insufficient_privilege then
     raise exception 'beliefdb needs the roles beliefdb_clock and beliefdb_eraser, and % may not create them', current_user
         using errcode = 'insufficient_privilege',
               hint = pg_catalog.format('a superuser runs "create role beliefdb_clock nologin; create role beliefdb_eraser '
-                                       'nologin; grant beliefdb_clock to %I" once, then beliefdb migrate again', current_user);
+                                       'nologin; grant beliefdb_clock to %I" once, then %s again', current_user,
+                                       coalesce(nullif(pg_catalog.current_setting('beliefdb.again', true), ''), 'beliefdb migrate'));
 end
 $$;
 
@@ -74,7 +79,8 @@ begin
 exception when insufficient_privilege then
     raise exception 'the user who migrates is a member of beliefdb_app and beliefdb_clock, and % is not and may not grant them', current_user
         using errcode = 'insufficient_privilege',
-              hint = pg_catalog.format('a superuser runs "grant beliefdb_app, beliefdb_clock to %I" once, then beliefdb '
-                                       'migrate again', current_user);
+              hint = pg_catalog.format('a superuser runs "grant beliefdb_app, beliefdb_clock to %I" once, then %s again',
+                                       current_user,
+                                       coalesce(nullif(pg_catalog.current_setting('beliefdb.again', true), ''), 'beliefdb migrate'));
 end
 $$;
