@@ -24,6 +24,7 @@ from beliefdb.errors import (
     ExtensionConflict,
     MigrationFailed,
     PermissionDenied,
+    SchemaMismatch,
 )
 from beliefdb.models import MigrationStatus
 
@@ -312,6 +313,9 @@ def _failed(exc: psycopg.Error) -> BeliefDBError:
     error = translate(exc)
     if exc.sqlstate == EXTENSION_PRECONDITION:
         return ExtensionConflict(error.message)
+    if isinstance(error, SchemaMismatch):  # (its advice is to migrate: this is the migration, stopped)
+        said = exc.diag.message_primary if exc.diag and exc.diag.message_primary else str(exc)
+        return MigrationFailed(f"migration failed: {said.splitlines()[0]}")
     if type(error) is BeliefDBError:  # nothing more specific than the database's own message
         return MigrationFailed(f"migration failed: {error.message}")
     return error

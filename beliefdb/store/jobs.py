@@ -335,8 +335,8 @@ def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_
         while not stop.is_set():
             try:
                 outcome = run_one(db, name, embed=embed, backoff=backoff)
-            except errors.DatabaseUnavailable:
-                if once:
+            except errors.DatabaseUnavailable as exc:
+                if once or isinstance(exc, errors.SchemaMismatch):  # (no wait mends a schema to migrate)
                     raise
                 stop.wait(poll)  # (the job stays queued; the server may be back in a moment)
                 continue

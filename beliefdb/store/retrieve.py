@@ -297,6 +297,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
             fragments = got.get("fragments", [])
             answers = _with_history(answers, got.get("history", []), as_of, c)
             hint = _before_recording(c, as_of) if as_of is not None and not answers else None
+    except errors.SchemaMismatch:
+        raise  # (not memory out of reach for a while: a schema to migrate, which no retry mends)
     except errors.DatabaseUnavailable as exc:
         return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message,
                          error=exc.code)
