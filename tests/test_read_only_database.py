@@ -117,3 +117,24 @@ def test_an_ask_that_records_what_a_run_read_is_refused_as_a_write(
         asked = http.post("/ask", json={"question": "how many days for returns?", "run": run}, headers=token)
         # (recording what the run read is a write)
         assert refused(asked, 503, "database_read_only") == SAID
+
+
+def test_impact_answers_on_a_read_only_database(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """impact simulated the due expiry in a rolled-back retraction, whose write lock a read-only database
+    refuses: it answered database_read_only "nothing was changed" for a plain belief. There no expiry is
+    processed, so impact answers on what is stored, as every read there does; what only a simulation can
+    answer (a source version's impact) is refused saying why, not as a write."""
+    with beliefdb.connect(db_url, principal="alice") as db:
+        other = db.remember("The desk opens at 9.", "desk", "opens", "9", "The desk opens at 9.", source="desk.md",
+                            text="The desk opens at 9.").accepted[0].id
+        decision = db.decide("Staff the desk at 9", because=[other]).id
+    version = postgresql.execute("select v.id from beliefdb.source_version v join beliefdb.source s"
+                                 " on s.workspace_id = v.workspace_id and s.id = v.source_id"
+                                 " where s.name = 'desk.md'").fetchone()
+    assert version is not None
+    with read_only(db_url, postgresql), beliefdb.connect(db_url, principal="alice") as db:
+        rows = db.impact(str(other))
+        assert {(r.node, r.effect) for r in rows} >= {(other, "stops_holding"), (decision, "flag")}
+        with pytest.raises(errors.DatabaseReadOnly) as refusal:
+            db.impact(str(version[0]))
+        assert "rolled-back retraction" in refusal.value.message and "nothing was changed" not in refusal.value.message

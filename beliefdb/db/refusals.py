@@ -21,8 +21,11 @@ def refusal(exc: psycopg.Error) -> errors.BeliefDBError | None:
     """beliefdb's exception for ``exc``, when this module says it; None otherwise."""
     if exc.sqlstate == "25006":
         # read_only_sql_transaction: a hot standby, or default_transaction_read_only (a database's, a role's,
-        # the connection string's): reads process no expiry there (beliefdb.expire_before_read), writes fail
-        return errors.DatabaseReadOnly(READ_ONLY)
+        # the connection string's): reads process no expiry there (beliefdb.expire_before_read), writes fail;
+        # a read only a write could answer (beliefdb.impact's simulation) says so in its own words
+        said = exc.diag.message_primary if exc.diag else None
+        own = said is not None and not said.startswith("cannot execute")
+        return errors.DatabaseReadOnly(said if own and said else READ_ONLY)
     if exc.sqlstate == UNDEFINED_COLUMN or (exc.sqlstate in UNDEFINED_NAMED and _names_beliefdb(exc)):
         return schema_mismatch(exc)
     return None

@@ -50,6 +50,9 @@ declare
     v_live uuid[];
     v_live_decision uuid[];
     v_simulate boolean;
+    -- a read-only database (a standby) processes no expiry (beliefdb.expire_before_read): impact answers on
+    -- what is stored, as every read there does, and cannot run a rolled-back retraction (its write lock)
+    v_read_only boolean := pg_catalog.current_setting('transaction_read_only') = 'on';
     v_nodes boolean;
     v_flag_id uuid[];
     v_flag_title text[];
@@ -67,7 +70,7 @@ begin
     -- closure is 1-3 ms of CPU: the general path's eight lookups and three calls were 5-10 % of it.)
     select array_agg(r.node order by r.n), array_agg(distinct r.node), bool_and(r.node is not null),
            -- due expiries change what is current
-           cardinality(beliefdb.due_to_expire(v_ws)) > 0
+           not v_read_only and cardinality(beliefdb.due_to_expire(v_ws)) > 0
       into v_ids, v_targets, v_nodes, v_simulate
       from unnest(p_refs) with ordinality as r0 (ref, n)
      cross join lateral (
@@ -121,6 +124,10 @@ begin
             v_live := v_e.o_live;
             v_live_decision := v_e.o_live_decision;
         end if;
+    end if;
+    if v_simulate and v_read_only then
+        raise exception 'this impact is answered by a rolled-back retraction (of a source version, or one that makes a belief current again), which a read-only database cannot run: ask a writable one'
+            using errcode = '25006';
     end if;
     if v_simulate then
         -- the retraction's own report, as impact's rows (beliefdb.change_rows)
