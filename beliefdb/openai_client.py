@@ -172,6 +172,11 @@ class OpenAIClient:
     def endpoint(self, path: str) -> str:
         return f"{self.base_url}/{path.lstrip('/')}"
 
+    def _hidden(self, said: str) -> str:
+        """What the endpoint said, the configured key masked: an endpoint may repeat it in its error (a proxy's
+        "invalid key sk-…"), and what it says reaches error lines, --json and a queued job's stored reason."""
+        return said.replace(self.api_key, "********") if self.api_key and self.api_key.strip() else said
+
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
@@ -220,10 +225,10 @@ class OpenAIClient:
                             problem, malformed = reason, True
                     else:
                         status = response.status_code
-                        detail = _detail(response)
+                        detail = self._hidden(_detail(response))
                         problem = f"HTTP {status}" + (f": {detail}" if detail else "")
                         if status != 429 and status < 500:
-                            raise Refused(shown, problem, status=status, said=_said(response))
+                            raise Refused(shown, problem, status=status, said=self._hidden(_said(response)))
                         wait = retry_after(response.headers.get("Retry-After"))
                 if attempt + 1 < attempts:
                     # (doubled at most 32 times: 2 ** 1024 is no float, and the cap is reached long before)
