@@ -6,6 +6,7 @@ The endpoint is a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -14,7 +15,7 @@ from test_extract_llm import ChatServer, Reply
 from beliefdb.openai_client import Failed, OpenAIClient, Refused
 
 KEY = "sk-SECRET-trial11-0123456789"
-ECHO = ('{"error": {"message": "Incorrect API key provided: Bearer %s (key=%s)"}}' % (KEY, KEY)).encode()
+ECHO = json.dumps({"error": {"message": f"Incorrect API key provided: Bearer {KEY} (key={KEY})"}}).encode()
 
 
 @pytest.fixture

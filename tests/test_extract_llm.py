@@ -260,6 +260,9 @@ def test_malformed_json_is_re_asked_and_counted(llm: ChatServer, bdb: beliefdb.B
     json.dumps({"beliefs": [{k: v for k, v in WINDOW.items() if k != "quote"}]}),  # missing field
     json.dumps({"beliefs": [{**WINDOW, "subject": "  "}]}),             # empty name
     json.dumps({"beliefs": [{**WINDOW, "scope": [{"key": "region"}]}]}),  # bad scope
+    # a NUL character, which PostgreSQL text cannot hold: the whole document failed as invalid input
+    json.dumps({"beliefs": [{**WINDOW, "value": "7\u0000days"}]}),
+    json.dumps({"beliefs": [{**WINDOW, "scope": [{"key": "region", "value": "E\u0000U"}]}]}),
 ])
 def test_schema_mismatch_is_re_asked(llm: ChatServer, bad: str) -> None:
     llm.answers(bad, answer(WINDOW))

@@ -25,11 +25,21 @@ def snake_name(raw: str) -> str:
     return normalise_name(raw) or re.sub(r"\s+", "_", raw.strip().lower())
 
 
+def _no_nul(value: Any) -> Any:
+    """A text the database can hold: one with a NUL character is the model's malformed answer (asked again),
+    not the caller's bad input failing the whole document."""
+    if isinstance(value, str) and "\x00" in value:
+        raise ValueError("holds a NUL character, which text cannot hold")
+    return value
+
+
 class ScopeCondition(BaseModel):
     """One condition under which a belief holds, e.g. ``region = EU``."""
 
     key: StrictStr
     value: StrictStr
+
+    _nul = field_validator("key", "value")(_no_nul)
 
     @field_validator("key")
     @classmethod
@@ -57,6 +67,8 @@ class BeliefItem(BaseModel):
     def _scope_mapping(cls, raw: Any) -> Any:
         """A ``{key: value}`` object is taken as the list of its pairs."""
         return [{"key": k, "value": v} for k, v in raw.items()] if isinstance(raw, dict) else raw
+
+    _nul = field_validator("statement", "subject", "attribute", "value", "quote", "kind")(_no_nul)
 
     @field_validator("statement")
     @classmethod
