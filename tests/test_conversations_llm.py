@@ -97,3 +97,22 @@ def test_llm_scopes_a_role_speaker_to_its_conversation_as_the_rules_do(bdb: beli
         ("user", "Berlin", "superseded", (("conversation", "session-alice"),)),
         ("user", "Lisbon", "current", (("conversation", "session-alice"),)),
         ("user", "Madrid", "current", (("conversation", "session-bob"),))}
+
+
+def test_a_quote_two_speakers_said_is_anchored_to_the_turn_of_the_speaker_it_is_about(
+        bdb: beliefdb.BeliefDB, chat_llm: ChatServer) -> None:
+    """The llm's candidate was anchored to the first turn holding its quote whoever said it: Carol's budget
+    rested on Bob's turn, dated by Bob's time, and Carol's own turn was reported a duplicate."""
+    bob = {"statement": "Bob's budget is 500 euros.", "subject": "Bob", "attribute": "budget", "value": "500 euros",
+           "quote": "My budget is 500 euros.", "kind": "fact", "scope": []}
+    carol = {**bob, "statement": "Carol's budget is 500 euros.", "subject": "Carol"}
+    chat_llm.answers(answer(bob, carol))
+    first, later = datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 5, tzinfo=UTC)
+    turns = [Turn("Bob", "My budget is 500 euros.", first), Turn("Carol", "Nice.", first),
+             Turn("Carol", "My budget is 500 euros.", later)]
+    bdb.ingest_conversation(turns, source="chat", extractor="llm", embed=False)
+    (belief,) = bdb.beliefs(subject="carol")
+    assert belief.valid_time.lower == later
+    (evidence,) = bdb.why(belief.id).evidence
+    (bobs,) = bdb.why(bdb.beliefs(subject="bob")[0].id).evidence
+    assert evidence.start_offset > bobs.start_offset

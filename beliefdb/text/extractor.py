@@ -84,15 +84,17 @@ def on_turn(candidate: Candidate, text: str, turn: TurnSpan) -> Candidate:
 
 
 def turn_of(candidate: Candidate, text: str, turns: Sequence[TurnSpan]) -> TurnSpan | None:
-    """The first turn whose text holds ``candidate``'s quote (an extractor that saw the whole
-    conversation quotes from it without offsets), or None."""
+    """The turn whose text holds ``candidate``'s quote (an extractor that saw the whole conversation quotes
+    from it without offsets): the first said by the speaker the candidate is about, when one of theirs holds
+    it (two people may say the same words), else the first; None when none does."""
+    from beliefdb.text.naming import speaker_subject  # (naming imports this module)
+
     quote = candidate.quote
     if not quote.strip():
         return None
-    for turn in turns:
-        if text.find(quote, turn.start, turn.end) >= 0:
-            return turn
-    return None
+    holding = [turn for turn in turns if text.find(quote, turn.start, turn.end) >= 0]
+    about = speaker_subject(candidate.subject)
+    return next((turn for turn in holding if speaker_subject(turn.speaker) == about), holding[0] if holding else None)
 
 
 class NoExtractor(Extractor):
