@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import ClassVar, Final
@@ -83,18 +83,18 @@ def on_turn(candidate: Candidate, text: str, turn: TurnSpan) -> Candidate:
                    valid_from=valid_from)
 
 
-def turn_of(candidate: Candidate, text: str, turns: Sequence[TurnSpan]) -> TurnSpan | None:
+def turn_of(candidate: Candidate, text: str, turns: Sequence[TurnSpan],
+            subject_of: Callable[[str], str]) -> TurnSpan | None:
     """The turn whose text holds ``candidate``'s quote (an extractor that saw the whole conversation quotes
-    from it without offsets): the first said by the speaker the candidate is about, when one of theirs holds
-    it (two people may say the same words), else the first; None when none does."""
-    from beliefdb.text.naming import speaker_subject  # (naming imports this module)
-
+    from it without offsets): the first said by the speaker the candidate is about (``subject_of`` a speaker
+    is the subject of what they say of themselves), when one of theirs holds it (two people may say the same
+    words), else the first; None when none does."""
     quote = candidate.quote
     if not quote.strip():
         return None
     holding = [turn for turn in turns if text.find(quote, turn.start, turn.end) >= 0]
-    about = speaker_subject(candidate.subject)
-    return next((turn for turn in holding if speaker_subject(turn.speaker) == about), holding[0] if holding else None)
+    about = subject_of(candidate.subject)
+    return next((turn for turn in holding if subject_of(turn.speaker) == about), holding[0] if holding else None)
 
 
 class NoExtractor(Extractor):

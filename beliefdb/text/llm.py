@@ -242,7 +242,7 @@ class LLMExtractor(Extractor):
         piece = text[text.rfind("\n", 0, turns[0].start) + 1:turns[-1].end]
         out = []
         for candidate in self._extract(piece, source_name, conversation=True):
-            turn = turn_of(candidate, text, turns)
+            turn = turn_of(candidate, text, turns, speaker_subject)
             said = as_said(candidate if turn is None else on_turn(candidate, text, turn), roles, source_name)
             if said is not None:
                 out.append(said)
