@@ -505,3 +505,17 @@ def test_importing_the_module_first_works(no_endpoint: None) -> None:
             "assert EXTRACTORS['llm'] is m.LLMExtractor; print(sorted(EXTRACTORS))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "['llm', 'none', 'rules']"
+
+
+def test_among_several_files_a_failure_names_its_file(llm: ChatServer, cli: Cli, tmp_path: Path) -> None:
+    """Three files, the endpoint failing for the second: the others are stored, and the error line says which
+    file it was (it said only "error: the llm endpoint … failed", where a bad file's error names it)."""
+    llm.answers(answer(WINDOW), Reply(status=500), answer(WINDOW))
+    paths = []
+    for name in ("m1.md", "m2.md", "m3.md"):
+        (tmp_path / name).write_text(DOC, encoding="utf-8")
+        paths.append(str(tmp_path / name))
+    result = cli("ingest", *paths, "--extractor", "llm", env={**llm.env, "BELIEFDB_LLM_HTTP_RETRIES": "0"}, expect=1)
+    errors_said = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors_said) == 1 and errors_said[0].startswith(f"error: {paths[1]}: the llm endpoint "), result.stderr
+    assert "m1.md: source 'm1.md' version 1" in result.stdout and "m3.md: source 'm3.md'" in result.stdout

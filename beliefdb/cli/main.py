@@ -277,7 +277,9 @@ def ingest(
     else:
         for r in results:
             if isinstance(r, IngestFailure):
-                typer.echo(f"error: {plain(r.message)}", err=True)
+                # among several files, which one (a failure of the extractor's endpoint does not name it)
+                named = len(results) == 1 or r.message.startswith(r.path)
+                typer.echo(f"error: {plain(r.message if named else f'{r.path}: {r.message}')}", err=True)
             else:
                 typer.echo(render.ingest_report(r))
         print_skipped(skipped, chat)
