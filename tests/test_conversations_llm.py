@@ -116,3 +116,16 @@ def test_a_quote_two_speakers_said_is_anchored_to_the_turn_of_the_speaker_it_is_
     (evidence,) = bdb.why(belief.id).evidence
     (bobs,) = bdb.why(bdb.beliefs(subject="bob")[0].id).evidence
     assert evidence.start_offset > bobs.start_offset
+
+
+def test_a_quote_with_its_line_label_is_anchored_to_its_turn(bdb: beliefdb.BeliefDB, chat_llm: ChatServer) -> None:
+    """The model, shown lines as "[time] Speaker: text", may quote the label with the words: such a quote was
+    accepted as it stood, the label in its evidence, tied to no turn (no turn time as its valid time)."""
+    labelled = {**MOVED, "quote": "Maya: I moved to Porto last week."}
+    chat_llm.answers(answer(labelled))
+    turns = [Turn("agent", "Any news?", None), Turn("Maya", "I moved to Porto last week.", WHEN)]
+    report = bdb.ingest_conversation(turns, source="chat", extractor="llm", embed=False)
+    (accepted,) = report.accepted
+    assert accepted.quote == "I moved to Porto last week."
+    (belief,) = bdb.beliefs(subject="maya")
+    assert belief.valid_time.lower == WHEN

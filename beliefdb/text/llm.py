@@ -54,7 +54,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from beliefdb import errors, settings
@@ -242,6 +242,7 @@ class LLMExtractor(Extractor):
         piece = text[text.rfind("\n", 0, turns[0].start) + 1:turns[-1].end]
         out = []
         for candidate in self._extract(piece, source_name, conversation=True):
+            candidate = _without_label(candidate, text, turns)
             turn = turn_of(candidate, text, turns, speaker_subject)
             said = as_said(candidate if turn is None else on_turn(candidate, text, turn), roles, source_name)
             if said is not None:
@@ -324,6 +325,17 @@ class LLMExtractor(Extractor):
                 f"the llm endpoint {endpoint} failed after {_attempts(exc.attempts)}: {exc.problem}") from None
         except EndpointError as exc:  # pragma: no cover - the three above are all there is
             raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint}: {exc.problem}") from None
+
+
+def _without_label(candidate: Candidate, text: str, turns: Sequence[TurnSpan]) -> Candidate:
+    """``candidate`` quoting its turn's words only, when its quote began with the line's label (``[time]
+    Speaker: ``, as the prompt shows each line) and went on into the turn: the label is no one's words."""
+    at = text.find(candidate.quote)
+    end = at + len(candidate.quote)
+    for turn in turns if at >= 0 else ():
+        if at < turn.start < end <= turn.end and "\n" not in text[at:turn.start]:
+            return replace(candidate, quote=text[turn.start:end], start=None, end=None)
+    return candidate
 
 
 def _attempts(n: int) -> str:
