@@ -77,13 +77,20 @@ def _calls(db: beliefdb.BeliefDB, doc: Path) -> list[tuple[str, Callable[[], Any
     ]
 
 
-def test_the_library_refuses_an_empty_path_before_anything(bdb: beliefdb.BeliefDB, cwd_with_a_document: Path) -> None:
+def test_the_library_refuses_an_empty_path_before_anything(bdb: beliefdb.BeliefDB, cwd_with_a_document: Path,
+                                                          monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Before anything: dump_database("") started the embedded server of BELIEFDB_HOME first (a user's own,
+    /var/lib/beliefdb, when the tests ran on their machine) and left it running."""
+    home = tmp_path / "home"
+    monkeypatch.delenv("BELIEFDB_URL", raising=False)
+    monkeypatch.setenv("BELIEFDB_HOME", str(home))
     doc = cwd_with_a_document / "gate.md"
     for _, call in _calls(bdb, doc):
         with pytest.raises(errors.InvalidInput, match=r"^\S+='': an empty path names no file$"):
             call()
     assert bdb.beliefs() == [] and bdb.jobs() == []
     assert sorted(p.name for p in cwd_with_a_document.iterdir()) == ["gate.md", "notes.txt"]
+    assert not home.exists()  # no embedded server made or started
 
 
 def test_a_path_of_the_current_directory_spelled_out_is_still_read(bdb: beliefdb.BeliefDB,
