@@ -113,26 +113,28 @@ def _transport_problem(exc: httpx.TransportError) -> str:
     return f"{type(inner).__name__}: {inner}"
 
 
-def _detail(response: httpx.Response) -> str:
-    text = response.content[:_DETAIL_CHARS].decode("utf-8", "replace").strip()
+def _detail(response: httpx.Response, hide: Callable[[str], str] = str) -> str:
+    """The body's first characters on one line, ``hide`` applied before the cut (a secret across it is not
+    half shown)."""
+    text = hide(response.content[:_DETAIL_CHARS * 8].decode("utf-8", "replace"))[:_DETAIL_CHARS].strip()
     return " ".join(text.split())
 
 
-def _said(response: httpx.Response) -> str:
+def _said(response: httpx.Response, hide: Callable[[str], str] = str) -> str:
     """The error message of an OpenAI-compatible error answer (``{"error": {"message": ...}}``, or
     ``{"error": "..."}``, ``{"message": ...}``, ``{"detail": ...}``), on one line; else :func:`_detail`."""
     try:
         body = response.json()
     except (ValueError, UnicodeDecodeError):
-        return _detail(response)
+        return _detail(response, hide)
     found: Any = body.get("error") if isinstance(body, dict) else None
     if isinstance(found, dict):
         found = found.get("message")
     if found is None and isinstance(body, dict):
         found = body.get("message") or body.get("detail")
     if not isinstance(found, str) or not found.strip():
-        return _detail(response)
-    return " ".join(found[:_DETAIL_CHARS].split())
+        return _detail(response, hide)
+    return " ".join(hide(found)[:_DETAIL_CHARS].split())
 
 
 def _without_user(url: str) -> tuple[httpx.URL, httpx.Auth]:
@@ -173,9 +175,17 @@ class OpenAIClient:
         return f"{self.base_url}/{path.lstrip('/')}"
 
     def _hidden(self, said: str) -> str:
-        """What the endpoint said, the configured key masked: an endpoint may repeat it in its error (a proxy's
-        "invalid key sk-…"), and what it says reaches error lines, --json and a queued job's stored reason."""
-        return said.replace(self.api_key, "********") if self.api_key and self.api_key.strip() else said
+        """What the endpoint (or the HTTP client) said, the configured key masked in every form it may take
+        there: as sent, JSON-escaped (a slash escaped too), as Python shows its bytes. An endpoint may repeat it in
+        its error (a proxy's "invalid key sk-…"), and what it says reaches error lines, --json, logs and a
+        queued job's stored reason."""
+        key = self.api_key
+        if not key or not key.strip():
+            return said
+        for form in {key, json.dumps(key)[1:-1], json.dumps(key)[1:-1].replace("/", "\\/"),
+                     repr(key.encode("utf-8"))[2:-1], repr(key)[1:-1]}:
+            said = said.replace(form, "********")
+        return said
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -206,7 +216,7 @@ class OpenAIClient:
                     target, auth = _without_user(url)
                     response = client.post(target, content=body, auth=auth)
                 except httpx.TransportError as exc:
-                    problem = _transport_problem(exc)
+                    problem = self._hidden(_transport_problem(exc))
                 except (httpx.InvalidURL, UnicodeError) as exc:
                     # a URL no request can be made of (a host 'a..b' the client cannot encode): no endpoint
                     # answered, and asking again cannot help; the client's words quote a user part's password
@@ -225,10 +235,10 @@ class OpenAIClient:
                             problem, malformed = reason, True
                     else:
                         status = response.status_code
-                        detail = self._hidden(_detail(response))
+                        detail = _detail(response, self._hidden)
                         problem = f"HTTP {status}" + (f": {detail}" if detail else "")
                         if status != 429 and status < 500:
-                            raise Refused(shown, problem, status=status, said=self._hidden(_said(response)))
+                            raise Refused(shown, problem, status=status, said=_said(response, self._hidden))
                         wait = retry_after(response.headers.get("Retry-After"))
                 if attempt + 1 < attempts:
                     # (doubled at most 32 times: 2 ** 1024 is no float, and the cap is reached long before)

@@ -38,3 +38,31 @@ def test_an_endpoint_repeating_the_key_never_has_it_echoed(server: ChatServer, s
                      error.explained("endpoint", "settings") if isinstance(error, Refused) else ""])
     assert KEY not in said and "Incorrect API key provided" in said, said
     assert "********" in said, said
+
+
+SLASHED = "sk-ab/cd+ef/ghijklmnop"
+
+
+@pytest.mark.parametrize("body", [
+    # an encoder that escapes slashes (PHP's): the key is not in the text as sent
+    json.dumps({"error": {"message": f"rate limited for key {SLASHED}"}}).replace("/", "\\/").encode(),
+    # the key across the cut of what is shown: half of it was left
+    json.dumps({"error": {"message": "x" * 280 + f" key {SLASHED} " + "y" * 100}}).encode(),
+    ("z" * 290 + f" {SLASHED} ").encode(),  # not JSON at all
+])
+def test_a_key_escaped_or_cut_is_masked_too(server: ChatServer, body: bytes) -> None:
+    server.answers(Reply(status=429, body=body))
+    with pytest.raises(Failed) as caught:
+        OpenAIClient(server.url, api_key=SLASHED, retries=1, backoff=0.001).post("chat/completions", {})
+    said = caught.value.problem
+    for piece in (SLASHED, "sk-ab", "ghijklmnop", "sk-ab\\/cd"):
+        assert piece not in said, said
+
+
+def test_a_key_the_http_client_cannot_send_is_not_shown_in_its_error(server: ChatServer) -> None:
+    """A key with a line break (a two-line key file): httpx refuses the header and quotes it, as bytes."""
+    key = "sk-secret-first\nsecondline"
+    with pytest.raises(Failed) as caught:
+        OpenAIClient(server.url, api_key=key, retries=0, backoff=0.001).post("chat/completions", {})
+    said = caught.value.problem
+    assert "sk-secret-first" not in said and "secondline" not in said, said
