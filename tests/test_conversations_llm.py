@@ -129,3 +129,21 @@ def test_a_quote_with_its_line_label_is_anchored_to_its_turn(bdb: beliefdb.Belie
     assert accepted.quote == "I moved to Porto last week."
     (belief,) = bdb.beliefs(subject="maya")
     assert belief.valid_time.lower == WHEN
+
+
+def test_the_speakers_turn_is_found_for_a_name_ending_in_s_and_a_labelled_quote_keeps_its_turn(
+        bdb: beliefdb.BeliefDB, chat_llm: ChatServer) -> None:
+    """The model's subject for James is named as every subject is (jame): compared with the speaker named
+    another way (james), James's move was anchored to Bob's turn. And a quote labelled with its speaker
+    names that speaker's turn even when the candidate is about something else (the office)."""
+    first, later = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC)
+    moved = {"statement": "James moved to Porto.", "subject": "James", "attribute": "lives_in", "value": "Porto",
+             "quote": "I moved to Porto.", "kind": "fact", "scope": []}
+    office = {"statement": "The office moved to Porto.", "subject": "office", "attribute": "city",
+              "value": "Porto", "quote": "Maya: We moved the office to Porto", "kind": "fact", "scope": []}
+    chat_llm.answers(answer(moved, office))
+    turns = [Turn("Bob", "I moved to Porto.", first), Turn("Bob", "We moved the office to Porto in 2019.", first),
+             Turn("James", "I moved to Porto.", later), Turn("Maya", "We moved the office to Porto", later)]
+    bdb.ingest_conversation(turns, source="chat", extractor="llm", embed=False)
+    for belief in bdb.beliefs():
+        assert belief.valid_time.lower == later, belief

@@ -242,8 +242,9 @@ class LLMExtractor(Extractor):
         piece = text[text.rfind("\n", 0, turns[0].start) + 1:turns[-1].end]
         out = []
         for candidate in self._extract(piece, source_name, conversation=True):
-            candidate = _without_label(candidate, text, turns)
-            turn = turn_of(candidate, text, turns, speaker_subject)
+            candidate, turn = _without_label(candidate, text, turns)
+            # (a speaker named as the model's subjects are: snake_name makes "James" jame, as it made the subject)
+            turn = turn or turn_of(candidate, text, turns, snake_name)
             said = as_said(candidate if turn is None else on_turn(candidate, text, turn), roles, source_name)
             if said is not None:
                 out.append(said)
@@ -327,15 +328,17 @@ class LLMExtractor(Extractor):
             raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint}: {exc.problem}") from None
 
 
-def _without_label(candidate: Candidate, text: str, turns: Sequence[TurnSpan]) -> Candidate:
-    """``candidate`` quoting its turn's words only, when its quote began with the line's label (``[time]
-    Speaker: ``, as the prompt shows each line) and went on into the turn: the label is no one's words."""
+def _without_label(candidate: Candidate, text: str,
+                   turns: Sequence[TurnSpan]) -> tuple[Candidate, TurnSpan | None]:
+    """``candidate`` quoting its turn's words only, with that turn, when its quote began with the line's label
+    (``[time] Speaker: ``, as the prompt shows each line) and went on into the turn: the label is no one's
+    words, and it names the turn (two turns may hold the same words); else ``candidate`` as it is, and None."""
     at = text.find(candidate.quote)
     end = at + len(candidate.quote)
     for turn in turns if at >= 0 else ():
         if at < turn.start < end <= turn.end and "\n" not in text[at:turn.start]:
-            return replace(candidate, quote=text[turn.start:end], start=None, end=None)
-    return candidate
+            return replace(candidate, quote=text[turn.start:end], start=None, end=None), turn
+    return candidate, None
 
 
 def _attempts(n: int) -> str:
