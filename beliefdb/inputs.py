@@ -217,6 +217,22 @@ def check_moment(value: datetime, where: str) -> datetime:
     return zoned
 
 
+def utc_day(moment: datetime | str) -> str:
+    """The UTC day of ``moment`` (a ``datetime``, or ISO 8601 text), as ask's context and text name days, whatever
+    the session's time zone; text that is no moment, its first ten characters."""
+    if isinstance(moment, str):
+        try:
+            when = datetime.fromisoformat(moment)
+        except ValueError:
+            return moment[:10]
+    else:
+        when = moment
+    try:
+        return (when.astimezone(UTC) if when.tzinfo else when).isoformat()[:10]
+    except OverflowError:  # (the first hours of year 1 east of UTC: no UTC day before it to name)
+        return when.isoformat()[:10]
+
+
 def moment_text(value: Any, where: str) -> str | None:
     """A moment given as a ``datetime`` or an ISO 8601 string (without a time zone: local time) as the
     ISO 8601 text, with its offset, that a claim carries: the moment :func:`parse_moment` read, so that

@@ -369,7 +369,7 @@ def test_the_context_says_its_days_are_utc_days(bdb: beliefdb.BeliefDB) -> None:
 def test_a_day_with_no_utc_day_before_it_is_named_as_written() -> None:
     """The first hours of year 1 east of UTC have no UTC day (datetime stops at year 1): named as written,
     not an OverflowError failing the whole ask."""
-    from beliefdb.store.retrieve import _day
+    from beliefdb.inputs import utc_day
 
-    assert _day("0001-01-01T02:00:00+05:30") == "0001-01-01"
-    assert _day("2024-06-01T02:00:00+05:30") == "2024-05-31" and _day("infinity") == "infinity"
+    assert utc_day("0001-01-01T02:00:00+05:30") == "0001-01-01"
+    assert utc_day("2024-06-01T02:00:00+05:30") == "2024-05-31" and utc_day("infinity") == "infinity"

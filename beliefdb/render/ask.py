@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from beliefdb.inputs import utc_day
 from beliefdb.models import Answer, AskResult, FragmentHit, Replaced
 from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
 from beliefdb.render import evidence_json, jsonable, short, valid_time
@@ -66,7 +67,7 @@ def _fragments_text(r: AskResult, n: int = 0) -> list[str]:
     lines = ["unextracted text that matches (not beliefs: nothing checked it against the truth rules):"]
     for i, f in enumerate(r.fragments, start=n + 1):
         said = f"{f.speaker}, " if f.speaker else ""
-        when = f"said {f.spoken_at.isoformat()[:10]}" if f.spoken_at else f"recorded {f.recorded_at.isoformat()[:10]}"
+        when = f"said {utc_day(f.spoken_at)}" if f.spoken_at else f"recorded {utc_day(f.recorded_at)}"
         label = f" ({f.version_label})" if f.version_label else ""
         lines.append(f"{i}. ~ \"{f.text}\" — {said}{when}; {f.source} v{f.version}{label}, "
                      f"chars {f.start_offset}-{f.end_offset}")
@@ -76,7 +77,7 @@ def _fragments_text(r: AskResult, n: int = 0) -> list[str]:
 def _history_text(n: int, current: int, h: Replaced) -> list[str]:
     b = h.belief
     lines = [f"{n}. (history, not current: {current}. holds now) {b.statement}   [{short(b.id)}]",
-             f"   {b.subject}.{b.attribute} = {b.value}   until {h.replaced_on.isoformat()[:10]}, replaced by "
+             f"   {b.subject}.{b.attribute} = {b.value}   until {utc_day(h.replaced_on)}, replaced by "
              f"{h.replaced_by_value!r} [{short(h.replaced_by)}]" + (" (itself replaced since)" if h.steps > 1 else "")]
     for e in h.evidence[:1]:
         label = f" ({e.version_label})" if e.version_label else ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, LiteralString
 from uuid import UUID
 
@@ -26,7 +26,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
-from beliefdb.inputs import check_moment, check_text
+from beliefdb.inputs import check_moment, check_text, utc_day
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
 from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
 from beliefdb.store.beliefs import list_beliefs
@@ -102,21 +102,6 @@ def _clip(text: str, n: int = CLIP) -> str:
     return text if len(text) <= n else text[:n - 1].rstrip() + "…"
 
 
-def _day(moment: datetime | str) -> str:
-    """The UTC day of ``moment`` (the context says its days are UTC days, whatever the session's time zone)."""
-    if isinstance(moment, str):
-        try:
-            when = datetime.fromisoformat(moment)
-        except ValueError:
-            return moment[:10]
-    else:
-        when = moment
-    try:
-        return (when.astimezone(UTC) if when.tzinfo else when).isoformat()[:10]
-    except OverflowError:  # (the first hours of year 1 east of UTC: no UTC day before it to name)
-        return when.isoformat()[:10]
-
-
 def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
     out = []
     conflicts = raw["conflicts"]
@@ -126,7 +111,7 @@ def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
         out.append(f"and {len(conflicts) - MAX_WARNINGS} more open conflicts (see `beliefdb why {str(belief.id)[:8]}`)")
     replaced = raw["replaced"][::-1]  # the latest first
     for r in replaced[:MAX_WARNINGS]:  # (on: as beliefdb.replaced_on dates it)
-        out.append(f"replaced {_clip(r['value'], 40)!r} ({str(r['belief'])[:8]}) on {_day(r['on'])}")
+        out.append(f"replaced {_clip(r['value'], 40)!r} ({str(r['belief'])[:8]}) on {utc_day(r['on'])}")
     if len(replaced) > MAX_WARNINGS:
         out.append(f"and {len(replaced) - MAX_WARNINGS} earlier values replaced")
     if low:
@@ -140,13 +125,14 @@ def _valid(belief: Belief) -> str:
     """A belief's valid time in a context line: when it became true (a turn's date), else when recorded."""
     v = belief.valid_time
     if v.lower is None and v.upper is None:
-        return f"valid time not stated, recorded {_day(belief.recorded_at)}"
-    return "valid " + (f"from {_day(v.lower)}" if v.lower else "until") + (f" to {_day(v.upper)}" if v.upper else "")
+        return f"valid time not stated, recorded {utc_day(belief.recorded_at)}"
+    return ("valid " + (f"from {utc_day(v.lower)}" if v.lower else "until")
+            + (f" to {utc_day(v.upper)}" if v.upper else ""))
 
 
 def _fragment_line(n: int, f: FragmentHit) -> list[str]:
     said = f"{f.speaker}, " if f.speaker else ""
-    when = f"said {_day(f.spoken_at)}" if f.spoken_at else f"recorded {_day(f.recorded_at)}"
+    when = f"said {utc_day(f.spoken_at)}" if f.spoken_at else f"recorded {utc_day(f.recorded_at)}"
     label = f" ({f.version_label})" if f.version_label else ""
     return [f"{n}. \"{_clip(f.text, 300)}\"",
             f"   {said}{when}; source {f.source} v{f.version}{label}, chars {f.start_offset}-{f.end_offset}"]
@@ -165,7 +151,7 @@ def _history_lines(n: int, current: int, h: Replaced) -> list[str]:
     since = b.valid_time.lower
     lines = [f"{n}. history, not current (item {current} holds now): {b.statement} "
              f"[{b.subject}.{b.attribute} = {b.value}]",
-             "   " + (f"valid from {_day(since)} " if since else "") + f"until {_day(h.replaced_on)}, replaced "
+             "   " + (f"valid from {utc_day(since)} " if since else "") + f"until {utc_day(h.replaced_on)}, replaced "
              f"by {_clip(h.replaced_by_value, 40)!r}" + (" (itself replaced since)" if h.steps > 1 else "")
              + f"; {_where(h.evidence)}"]
     if h.evidence:
