@@ -263,6 +263,7 @@ def test_malformed_json_is_re_asked_and_counted(llm: ChatServer, bdb: beliefdb.B
     # a NUL character, which PostgreSQL text cannot hold: the whole document failed as invalid input
     json.dumps({"beliefs": [{**WINDOW, "value": "7\u0000days"}]}),
     json.dumps({"beliefs": [{**WINDOW, "scope": [{"key": "region", "value": "E\u0000U"}]}]}),
+    json.dumps({"beliefs": [{**WINDOW, "value": "7\ud800days"}]}),  # a lone surrogate, which psycopg cannot send
 ])
 def test_schema_mismatch_is_re_asked(llm: ChatServer, bad: str) -> None:
     llm.answers(bad, answer(WINDOW))

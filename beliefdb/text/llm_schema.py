@@ -13,6 +13,7 @@ from typing import Annotated, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
 
+from beliefdb.inputs import unstorable
 from beliefdb.text.extractor import normalise_name
 from beliefdb.vocabulary import BELIEF_KINDS
 
@@ -26,10 +27,11 @@ def snake_name(raw: str) -> str:
 
 
 def _no_nul(value: Any) -> Any:
-    """A text the database can hold: one with a NUL character is the model's malformed answer (asked again),
-    not the caller's bad input failing the whole document."""
-    if isinstance(value, str) and "\x00" in value:
-        raise ValueError("holds a NUL character, which text cannot hold")
+    """A text the database can hold (:func:`beliefdb.inputs.unstorable`: no NUL, no lone surrogate): another is
+    the model's malformed answer (asked again), not the caller's bad input failing the whole document."""
+    problem = unstorable(value) if isinstance(value, str) else None
+    if problem is not None:
+        raise ValueError(f"{problem}, which text cannot hold")
     return value
 
 
