@@ -81,6 +81,8 @@ __all__ = ["DEFAULT_MODEL", "RESPONSE_FORMAT", "SCHEMA", "Answer", "BeliefItem",
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL: Final = "gpt-4o-mini"
+# A model's subject for what a speaker said of themselves when it did not name them ("I moved" -> "I")
+_FIRST_PERSON: Final = frozenset({"i", "me", "myself", "my", "speaker"})
 NO_ENDPOINT: Final = ("the llm extractor needs an OpenAI-compatible endpoint: set BELIEFDB_LLM_URL "
                       "(e.g. http://127.0.0.1:8080/v1; the rule extractor is the default)")
 #: the same, to a remote caller of ``beliefdb serve`` (:func:`beliefdb.errors.for_remote`): the variable is
@@ -236,6 +238,8 @@ class LLMExtractor(Extractor):
         scoped to this conversation, nothing of the assistant's own self. Any other candidate goes to the
         gate as it is."""
         roles = {speaker_subject(t.speaker) for t in turns}  # (every turn's speaker, read or not)
+        speakers = {snake_name(t.speaker): speaker_subject(t.speaker) for t in reversed(turns)} | {
+            subject: subject for subject in roles}
         turns = turns if read is None else read
         if not turns:
             return []
@@ -243,8 +247,11 @@ class LLMExtractor(Extractor):
         out = []
         for candidate in self._extract(piece, source_name, conversation=True):
             candidate, turn = _without_label(candidate, text, turns)
-            # (a speaker named as the model's subjects are: snake_name makes "James" jame, as it made the subject)
-            turn = turn or turn_of(candidate, text, turns, snake_name)
+            # a speaker is the subject the rule extractor names them by (james, where snake_name says jame)
+            candidate = replace(candidate, subject=speakers.get(candidate.subject, candidate.subject))
+            turn = turn or turn_of(candidate, text, turns, speaker_subject)
+            if candidate.subject in _FIRST_PERSON and turn is not None:
+                candidate = replace(candidate, subject=speaker_subject(turn.speaker))
             said = as_said(candidate if turn is None else on_turn(candidate, text, turn), roles, source_name)
             if said is not None:
                 out.append(said)
