@@ -1,7 +1,8 @@
 """One HTTP client for the OpenAI-compatible endpoints beliefdb calls (``/embeddings`` for the openai
 embedder, ``/chat/completions`` for the llm extractor), on ``httpx``.
 
-A call is one JSON ``POST {base_url}/{path}`` with a timeout and, when there is a key,
+A call is one JSON ``POST {base_url}/{path}`` whose whole answer must come within the timeout and be at most
+:data:`MAX_ANSWER_BYTES` long and, when there is a key,
 ``Authorization: Bearer …`` (a user part of the URL goes as HTTP Basic auth, as httpx sends it, and is in no
 URL httpx logs nor an error names: :func:`beliefdb.settings.masked_url`). HTTP 429 and 5xx, timeouts and
 connection errors are retried up to ``retries`` times, waiting ``backoff`` seconds doubled each time, or what
@@ -26,8 +27,8 @@ from beliefdb.settings import masked_url
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["MAX_RETRY_AFTER", "MAX_WAIT", "EndpointError", "Failed", "Malformed", "OpenAIClient", "Refused",
-           "retry_after"]
+__all__ = ["MAX_ANSWER_BYTES", "MAX_RETRY_AFTER", "MAX_WAIT", "EndpointError", "Failed", "Malformed",
+           "OpenAIClient", "Refused", "retry_after"]
 
 T = TypeVar("T")
 
@@ -36,6 +37,9 @@ MAX_WAIT: Final = 30.0
 #: the longest wait a server's Retry-After may impose (:data:`MAX_WAIT`)
 MAX_RETRY_AFTER: Final = MAX_WAIT
 _DETAIL_CHARS: Final = 300
+#: the largest answer read, in bytes: an endpoint that sends more is not read to the end (the memory it
+#: would take), its answer malformed
+MAX_ANSWER_BYTES: Final = 64 * 1024 * 1024
 
 
 class EndpointError(Exception):
@@ -137,6 +141,30 @@ def _said(response: httpx.Response, hide: Callable[[str], str] = str) -> str:
     return " ".join(hide(found)[:_DETAIL_CHARS].split())
 
 
+class _TooLarge(Exception):
+    pass
+
+
+def _read_whole(streamed: httpx.Response, deadline: float, limit: int) -> httpx.Response:
+    """``streamed``'s whole answer, read by ``deadline`` (:func:`time.monotonic`; the client's timeout is of
+    each read, so an endpoint that sends a byte now and then would hold the caller for ever) and of at most
+    ``limit`` bytes (:class:`_TooLarge`)."""
+    import httpx
+
+    chunks, size = [], 0
+    for chunk in streamed.iter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise _TooLarge
+        chunks.append(chunk)
+        if time.monotonic() > deadline:
+            raise httpx.ReadTimeout("the answer took longer than the timeout")
+    # (decoded already: a Content-Encoding kept would have the answer decoded twice)
+    headers = [(k, v) for k, v in streamed.headers.multi_items() if k.lower() != "content-encoding"]
+    return httpx.Response(streamed.status_code, headers=headers, content=b"".join(chunks),
+                          request=streamed.request)
+
+
 def _without_user(url: str) -> tuple[httpx.URL, httpx.Auth]:
     """``url`` without its user part, and that part as the HTTP Basic auth httpx would make of it (none
     without one): httpx logs each request's URL as it is (at INFO), a password in it too."""
@@ -158,8 +186,10 @@ class OpenAIClient:
     def __init__(self, base_url: str, *, api_key: str | None = None, timeout: float = 30.0, retries: int = 3,
                  backoff: float = 0.5, sleep: Callable[[float], None] = time.sleep,
                  on_attempt: Callable[[], None] | None = None,
-                 on_retry: Callable[[str, float], None] | None = None) -> None:
+                 on_retry: Callable[[str, float], None] | None = None,
+                 max_answer_bytes: int = MAX_ANSWER_BYTES) -> None:
         self.base_url = base_url.strip().rstrip("/")
+        self.max_answer_bytes = max_answer_bytes
         self.api_key = api_key
         self.timeout = timeout
         self.retries = retries
@@ -214,9 +244,16 @@ class OpenAIClient:
                     self._on_attempt()
                 try:
                     target, auth = _without_user(url)
-                    response = client.post(target, content=body, auth=auth)
+                    deadline = time.monotonic() + self.timeout
+                    with client.stream("POST", target, content=body, auth=auth) as streamed:
+                        response = _read_whole(streamed, deadline, self.max_answer_bytes)
                 except httpx.TransportError as exc:
                     problem = self._hidden(_transport_problem(exc))
+                except _TooLarge:
+                    reason = f"the answer is larger than {self.max_answer_bytes:,} bytes"
+                    if not retry_malformed:
+                        raise Malformed(shown, reason) from None
+                    problem, malformed = reason, True
                 except (httpx.InvalidURL, UnicodeError) as exc:
                     # a URL no request can be made of (a host 'a..b' the client cannot encode): no endpoint
                     # answered, and asking again cannot help; the client's words quote a user part's password

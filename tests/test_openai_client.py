@@ -34,6 +34,7 @@ class Step:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes | None = None  # sent as it is instead of an answer
+    trickle: float = 0.0  # seconds between the answer's bytes, sent one at a time
 
 
 class Scripted:
@@ -70,7 +71,16 @@ class Scripted:
                 for key, value in step.headers.items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(data)
+                if not step.trickle:
+                    self.wfile.write(data)
+                    return
+                try:
+                    for i in range(len(data)):
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(step.trickle)
+                except OSError:  # the client gave up
+                    pass
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -282,3 +292,26 @@ def test_the_doubled_backoff_is_capped(serve: Any) -> None:
     with pytest.raises(Failed):
         OpenAIClient("http://127.0.0.1:9/v1", retries=2, backoff=1e300, sleep=sleeps.append).post("embeddings", {})
     assert sleeps == [MAX_WAIT, MAX_WAIT]
+
+
+def test_an_answer_sent_a_byte_at_a_time_is_given_up_at_the_timeout(serve: Any) -> None:
+    """The timeout was of each read: an endpoint sending a byte every 0.2 s held the caller for as long as it
+    went on (a worker's job for hours), where the timeout is documented as the request's."""
+    server = serve(Step(trickle=0.2))
+    client = OpenAIClient(server.url, timeout=1.0, retries=0)
+    started = time.monotonic()
+    with pytest.raises(Failed, match="timed out"):
+        client.post("embeddings", {"input": ["a", "b", "c"], "model": "m"})
+    assert time.monotonic() - started < 3.0
+
+
+def test_an_answer_larger_than_the_limit_is_not_read_to_its_end(serve: Any) -> None:
+    """An endpoint's answer was read whole, whatever its size: a flood took the caller's memory."""
+    server = serve(Step(body=b"[" + b"1," * 600_000 + b"1]"))
+    client = OpenAIClient(server.url, timeout=10.0, retries=0, max_answer_bytes=1_000_000)
+    with pytest.raises(Failed, match="larger than 1,000,000 bytes") as caught:
+        client.post("embeddings", {"input": ["a"], "model": "m"}, retry_malformed=True)
+    assert caught.value.malformed
+    under = OpenAIClient(serve(Step(body=b"[" + b"1," * 400_000 + b"1]")).url, timeout=10.0, retries=0,
+                         max_answer_bytes=1_000_000)
+    assert under.post("embeddings", {"input": ["a"], "model": "m"}, decode=len) == 400_001

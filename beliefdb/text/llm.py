@@ -12,7 +12,7 @@ The rule extractor stays the default; without ``BELIEFDB_LLM_URL`` the ``llm`` e
 
 Other settings (environment, or :class:`LLMConfig` in code):
 
-- ``BELIEFDB_LLM_TIMEOUT`` seconds per request (default 60);
+- ``BELIEFDB_LLM_TIMEOUT`` seconds for a request's whole answer (default 60; an answer over 64 MiB is not read);
 - ``BELIEFDB_LLM_RETRIES`` re-asks after a malformed answer (not JSON, or not the schema; default 2);
 - ``BELIEFDB_LLM_HTTP_RETRIES`` retries after HTTP 429/5xx, timeouts and connection errors (default 3, at most 20),
   waiting ``BELIEFDB_LLM_BACKOFF`` seconds (default 0.5) doubled each time, or the server's ``Retry-After``, at most
