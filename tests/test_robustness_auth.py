@@ -299,6 +299,21 @@ def test_an_agent_of_a_works_normally_in_a(cli: Cli, db_url: str, agents: Callab
     assert cli.error("beliefs", "-w", "B", env={"BELIEFDB_URL": made["url"]}, code="permission_denied")
 
 
+def test_an_agents_login_given_no_workspace_acts_in_its_own(cli: Cli, db_url: str, agents: Callable[[str], str],
+                                                            two_workspaces: dict[str, str]) -> None:
+    """Given no workspace, the CLI and the library named the default one, which an agent's login bound to A
+    is refused: every command with its URL needed ``-w A``. Named, another workspace is still refused."""
+    made = cli.json("agent", "create", agents("plain"), "-w", "A")
+    with beliefdb.connect(made["url"]) as db:
+        assert db.workspace == "A"
+        assert [b.value for b in db.beliefs()] == ["7 days"]
+    env = {"BELIEFDB_URL": made["url"], "BELIEFDB_WORKSPACE": None}
+    assert [x["value"] for x in cli.json("beliefs", env=env)] == ["7 days"]
+    assert cli.error("beliefs", "-w", "default", env=env, code="permission_denied")
+    with beliefdb.connect(db_url) as owner:  # (any other login: the default workspace)
+        assert owner.workspace == "default"
+
+
 @pytest.mark.slow
 def test_an_agent_of_a_deleted_workspace_sees_and_writes_nothing(
         cli: Cli, db_url: str, agents: Callable[[str], str], two_workspaces: dict[str, str]) -> None:

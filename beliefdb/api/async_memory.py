@@ -46,7 +46,6 @@ from beliefdb.api.async_pictures import AsyncPictures
 from beliefdb.api.async_queue import AsyncQueue
 from beliefdb.api.async_traces import AsyncTraces
 from beliefdb.api.memory import BeliefDB, Progress, connect
-from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.db.pooling import opened_here
 from beliefdb.inputs import check_callback
 from beliefdb.models import (
@@ -350,7 +349,7 @@ for _name, _method in {**vars(AsyncPictures), **vars(AsyncQueue), **vars(AsyncTr
         _method.__doc__ = getattr(BeliefDB, _name).__doc__
 
 
-async def aconnect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
+async def aconnect(url: str | None = None, workspace: str | None = None, *, principal: str | None = None,
                    home: str | Path | None = None, max_size: int = DEFAULT_MAX_SIZE) -> AsyncBeliefDB:
     """Open beliefdb for asyncio as :func:`~beliefdb.api.memory.connect` does (``url``, else the embedded
     server under ``home``, else ``BELIEFDB_URL``, else the embedded server of ``BELIEFDB_HOME``), running up

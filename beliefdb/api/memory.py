@@ -15,7 +15,7 @@ from beliefdb.api.decisions import Decisions
 from beliefdb.api.review import Review
 from beliefdb.api.traces import Traces
 from beliefdb.db.bootstrap import resolve_url
-from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
+from beliefdb.db.connector import Database
 from beliefdb.embedders import get_embedder, openmp_defaults
 from beliefdb.inputs import (
     check_callback,
@@ -78,7 +78,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
     ...     db.ingest("return-policy.md", authority="official")
     """
 
-    def __init__(self, url: str | Database | None = None, workspace: str = DEFAULT_WORKSPACE, *,
+    def __init__(self, url: str | Database | None = None, workspace: str | None = None, *,
                  principal: str | None = None, home: str | Path | None = None, max_size: int = 4) -> None:
         """Open memory as :func:`connect` does (``url``, else the embedded server under ``home``, else
         ``BELIEFDB_URL``, else the embedded server of ``BELIEFDB_HOME``); given a ``Database`` already open,
@@ -86,7 +86,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         # (before the pool's threads, or a bulk ingest's embedding thread, may read the environment; it reads
         # BELIEFDB_EMBEDDER, and refuses an unknown one: embedders.configured_name)
         openmp_defaults(unless_configured_otherwise=True)
-        if not isinstance(url, Database):
+        if not isinstance(url, Database) and workspace is not None:
             check_workspace_name(workspace)  # (before any connection: an empty name names no workspace)
         self.database = url if isinstance(url, Database) else Database(
             resolve_url(url, home=given_home(home)), workspace, principal=principal,
@@ -358,7 +358,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         self.close()
 
 
-def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
+def connect(url: str | None = None, workspace: str | None = None, *, principal: str | None = None,
             home: str | Path | None = None, max_size: int = 4) -> BeliefDB:
     """Open beliefdb: ``url``, else the embedded server under ``home`` (given, it wins over ``BELIEFDB_URL``;
     ``url`` and ``home`` together are refused), else ``BELIEFDB_URL``, else the embedded server of

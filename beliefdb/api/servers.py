@@ -15,7 +15,6 @@ from pathlib import Path
 
 from beliefdb.api.memory import connect
 from beliefdb.db.bootstrap import resolve_url
-from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.embedders import openmp_defaults
 from beliefdb.errors import InvalidInput, ServeUnavailable, wording
 from beliefdb.inputs import given_home
@@ -128,7 +127,7 @@ def serving(url: str, *, mcp: bool = True, timeout: float = 60) -> Iterator[str]
         thread.join(30)
 
 
-def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = None, url: str | None = None,
+def serve_mcp(*, workspace: str | None = None, principal: str | None = None, url: str | None = None,
               home: str | Path | None = None) -> None:
     """Serve MCP on stdin/stdout as ``principal`` in ``workspace`` until the client closes it."""
     require_serve()

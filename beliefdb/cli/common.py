@@ -19,7 +19,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from beliefdb import api, render
-from beliefdb.api import DEFAULT_WORKSPACE, BeliefDB, connect
+from beliefdb.api import BeliefDB, connect
 from beliefdb.errors import BeliefDBError
 from beliefdb.render.terminal import plain
 from beliefdb.vocabulary import Authority as Authority  # option types, listed in beliefdb.vocabulary
@@ -68,8 +68,9 @@ Home = Annotated[Path | None, typer.Option("--home", envvar="BELIEFDB_HOME", sho
                                           help="Folder of the embedded server's data; given, it wins over"
                                                " BELIEFDB_URL (not with --db). Default: /var/lib/beliefdb for root,"
                                                " else the user's data folder.")]
-WorkspaceOpt = Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True,
-                                           help="Workspace to act in.")]
+WorkspaceOpt = Annotated[str | None, typer.Option(
+    "--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True, show_default="default",
+    help="Workspace to act in (an agent's login: its own).")]
 Principal = Annotated[str | None, typer.Option("--as", envvar="BELIEFDB_PRINCIPAL", show_envvar=True,
                                                help="Who is acting (agent or person), stamped on every write.")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
@@ -198,7 +199,7 @@ def errors(as_json: bool) -> Iterator[None]:
 
 
 @contextmanager
-def database(url: str | None, home: Path | None, workspace: str, principal: str | None) -> Iterator[BeliefDB]:
+def database(url: str | None, home: Path | None, workspace: str | None, principal: str | None) -> Iterator[BeliefDB]:
     """The memory of ``workspace`` (``url``, else the embedded server of ``home``, else BELIEFDB_URL, else the
     embedded server of BELIEFDB_HOME), closed afterwards."""
     with connect(url, workspace, principal=principal, home=home) as bdb:
@@ -212,7 +213,7 @@ class Memory:
 
     url: str | None
     home: Path | None
-    workspace: str
+    workspace: str | None
     principal: str | None
 
     @contextmanager
@@ -260,7 +261,7 @@ def with_memory(*, principal: bool = True) -> Callable[[Command], Command]:
                if p.name != "memory"]
         options = [inspect.Parameter("db", _KW, default=None, annotation=DbUrl),
                    inspect.Parameter("home", _KW, default=None, annotation=Home),
-                   inspect.Parameter("workspace", _KW, default=DEFAULT_WORKSPACE, annotation=WorkspaceOpt)]
+                   inspect.Parameter("workspace", _KW, default=None, annotation=WorkspaceOpt)]
         if principal:
             options.append(inspect.Parameter("principal", _KW, default=None, annotation=Principal))
         at = next((i for i, p in enumerate(own) if p.name == "as_json"), len(own))
@@ -268,7 +269,7 @@ def with_memory(*, principal: bool = True) -> Callable[[Command], Command]:
 
         @functools.wraps(command)
         def wrapper(*, db: str | None = None, home: Path | None = None,
-                    workspace: str = DEFAULT_WORKSPACE, principal: str | None = None, **kwargs: Any) -> Any:
+                    workspace: str | None = None, principal: str | None = None, **kwargs: Any) -> Any:
             return command(memory=Memory(db, home, workspace, principal), **kwargs)
 
         # typer reads the signature and the type hints: both must show the options, not ``memory``

@@ -274,7 +274,7 @@ def not_installed() -> errors.DatabaseUnavailable:
 class Database:
     """A pool of connections acting as ``beliefdb_app``, bound to one workspace."""
 
-    def __init__(self, url: str, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
+    def __init__(self, url: str, workspace: str | None = None, *, principal: str | None = None,
                  max_size: int = 4) -> None:
         if max_size < 1:
             raise errors.InvalidInput(f"{errors.argument('max_size')} must be at least 1, not {max_size}")
@@ -284,9 +284,8 @@ class Database:
                                       " or leave it out to act as the database's user")
         self.url = url
         self.principal = principal
-        self.workspace_name = workspace
         self._session = session_settings()
-        self.workspace_id, self._vector, self._composites = self._lookup_workspace(workspace)
+        self.workspace_id, self.workspace_name, self._vector, self._composites = self._lookup_workspace(workspace)
         # each connection is checked as it is handed out (one round trip): one the server ended since (a
         # restart, pg_terminate_backend) is replaced, instead of failing the call that gets it
         self._pool = Pool(url, max_size=max_size, configure=self._configure, name="beliefdb",
@@ -313,30 +312,31 @@ class Database:
         composites.register(conn, self._composites)
         conn.commit()
 
-    def _lookup_workspace(self, name: str) -> tuple[str, TypeInfo | None, composites.Composites]:
-        """The workspace's id, pgvector's type wherever its extension lives, and the API's nested
-        composite types (looked up once)."""
+    def _lookup_workspace(self, name: str | None) -> tuple[str, str, TypeInfo | None, composites.Composites]:
+        """The workspace's id and name (None: the one an agent's login is bound to, else the default),
+        pgvector's type wherever its extension lives, and the API's nested composite types (looked up once)."""
         # (the first connection: an unreachable server is said at once, as probe says it, without a
         # connection of its own first)
         with translated_errors(), connect(self.url, autocommit=True, timeout=PROBE_TIMEOUT) as conn:
             _bind(conn, None, self.principal)
             try:
-                row = conn.execute(Q.workspace_id_by_name, (name,)).fetchone()
+                bound = conn.execute(Q.bound_workspace_name).fetchone()
             except pg_errors.UndefinedTable as exc:
                 raise not_installed() from exc
-            # (an agent's login sees only its own workspace: another's name is not found, and said so)
-            bound = conn.execute(Q.bound_workspace_name).fetchone() if row is None else None
+            if name is None:
+                name = DEFAULT_WORKSPACE if bound is None else str(bound[0])
+            row = conn.execute(Q.workspace_id_by_name, (name,)).fetchone()
             vector = conn.execute(Q.vector_type).fetchone()
             info = TypeInfo.fetch(conn, vector[0]) if vector is not None else None
             nested = composites.fetch(conn)
-        if bound is not None:
+        if row is None and bound is not None:  # (an agent's login sees only its own workspace)
             raise errors.PermissionDenied(f"login {bound[1]} is bound to workspace '{bound[0]}': it cannot act in"
                                           f" another ('{name}')")
         if row is None:
             raise errors.UnknownWorkspace(
                 f"unknown workspace '{name}' (create it with: "
                 + errors.spelled(f"beliefdb.api.create_workspace({name!r})", f"beliefdb workspace create {name}") + ")")
-        return str(row[0]), info, nested
+        return str(row[0]), name, info, nested
 
     @contextmanager
     def transaction(self, conn: psycopg.Connection[Any] | None = None) -> Iterator[psycopg.Connection[Any]]:
