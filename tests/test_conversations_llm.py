@@ -152,17 +152,24 @@ def test_the_speakers_turn_is_found_for_a_name_ending_in_s_and_a_labelled_quote_
 def test_a_speaker_is_the_subject_the_rule_extractor_names_them_by(bdb: beliefdb.BeliefDB, chat_llm: ChatServer,
                                                                     tmp_path: Path) -> None:
     """The model's subject "James" was made singular (jame) where the rule extractor names the speaker james,
-    so James's move told to the llm and his later move told to the rules were two subjects, both current; and
-    a first-person subject ("I") was stored as the subject ``i``."""
+    so James's move told to the llm and his later move told to the rules were two subjects, both current
+    (and Carlos's city replaced Carlo's: both carlo); and a first-person subject ("I") was stored as ``i``."""
     first, later = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC)
     moved = {"statement": "James moved to Porto.", "subject": "James", "attribute": "lives_in", "value": "Porto",
              "quote": "I moved to Porto.", "kind": "fact", "scope": []}
     budget = {"statement": "My budget is 500 euros.", "subject": "I", "attribute": "budget", "value": "500 euros",
               "quote": "My budget is 500 euros.", "kind": "fact", "scope": []}
-    chat_llm.answers(answer(moved, budget))
-    turns = [Turn("James", "I moved to Porto.", first), Turn("Doris", "My budget is 500 euros.", first)]
+    carlos = {**moved, "statement": "Carlos moved to Rome.", "subject": "Carlos", "value": "Rome",
+              "quote": "I moved to Rome."}
+    carlo = {**carlos, "statement": "Carlo moved to Milan.", "subject": "Carlo", "value": "Milan",
+             "quote": "I moved to Milan."}
+    chat_llm.answers(answer(moved, budget, carlos, carlo))
+    turns = [Turn("James", "I moved to Porto.", first), Turn("Doris", "My budget is 500 euros.", first),
+             Turn("Carlo", "I moved to Milan.", first), Turn("Carlos", "I moved to Rome.", first)]
     bdb.ingest_conversation(turns, source="chat", extractor="llm", embed=False)
-    assert {(b.subject, b.attribute) for b in bdb.beliefs()} == {("james", "lives_in"), ("doris", "budget")}
+    assert {(b.subject, b.attribute, b.value) for b in bdb.beliefs()} == {
+        ("james", "lives_in", "Porto"), ("doris", "budget", "500 euros"), ("carlos", "lives_in", "Rome"),
+        ("carlo", "lives_in", "Milan")}
     bdb.ingest_conversation([Turn("James", "I moved to Lisbon.", later)], source="chat2", embed=False)
     (current,) = bdb.beliefs(subject="james")
     assert current.value == "Lisbon"

@@ -53,7 +53,7 @@ import itertools
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -238,17 +238,13 @@ class LLMExtractor(Extractor):
         scoped to this conversation, nothing of the assistant's own self. Any other candidate goes to the
         gate as it is."""
         roles = {speaker_subject(t.speaker) for t in turns}  # (every turn's speaker, read or not)
-        speakers = {snake_name(t.speaker): speaker_subject(t.speaker) for t in reversed(turns)} | {
-            subject: subject for subject in roles}
         turns = turns if read is None else read
         if not turns:
             return []
         piece = text[text.rfind("\n", 0, turns[0].start) + 1:turns[-1].end]
         out = []
-        for candidate in self._extract(piece, source_name, conversation=True):
+        for candidate in self._extract(piece, source_name, conversation=True, speakers=roles):
             candidate, turn = _without_label(candidate, text, turns)
-            # a speaker is the subject the rule extractor names them by (james, where snake_name says jame)
-            candidate = replace(candidate, subject=speakers.get(candidate.subject, candidate.subject))
             turn = turn or turn_of(candidate, text, turns, speaker_subject)
             if candidate.subject in _FIRST_PERSON and turn is not None:
                 candidate = replace(candidate, subject=speaker_subject(turn.speaker))
@@ -257,11 +253,12 @@ class LLMExtractor(Extractor):
                 out.append(said)
         return out
 
-    def _extract(self, text: str, source_name: str, *, conversation: bool) -> list[Candidate]:
+    def _extract(self, text: str, source_name: str, *, conversation: bool,
+                 speakers: Collection[str] = ()) -> list[Candidate]:
         seen: dict[tuple[Any, ...], Candidate] = {}
         for chunk in chunk_text(text, self.config.chunk_chars):
             self.stats.chunks += 1
-            for candidate in self._ask(chunk, source_name, conversation=conversation):
+            for candidate in self._ask(chunk, source_name, conversation=conversation, speakers=speakers):
                 key = (candidate.subject, candidate.attribute, candidate.value, candidate.quote, candidate.kind,
                        tuple(sorted(candidate.scope.items())))
                 if key in seen:
@@ -271,17 +268,22 @@ class LLMExtractor(Extractor):
         self.stats.candidates += len(seen)
         return list(seen.values())
 
-    def _candidate(self, item: BeliefItem) -> Candidate:
+    def _candidate(self, item: BeliefItem, speakers: Collection[str] = ()) -> Candidate:
+        """``item`` as a candidate, its subject named as the rule extractor names it: a speaker of ``speakers``
+        (their :func:`speaker_subject`s) as that speaker (James is james, where snake_name makes him jame, and
+        Carlos is not Carlo), anything else by :func:`snake_name`."""
         kind = item.kind.strip().lower()
         if kind not in BELIEF_KINDS:
             self.stats.unknown_kinds += 1
             log.info("llm extractor: unknown kind %r for %r, kept as 'other'", item.kind, item.statement)
             kind = "other"
-        return Candidate(statement=item.statement.strip(), subject=snake_name(item.subject),
+        own = speaker_subject(item.subject)
+        return Candidate(statement=item.statement.strip(), subject=own if own in speakers else snake_name(item.subject),
                          attribute=snake_name(item.attribute), value=item.value.strip(), quote=item.quote,
                          kind=kind, scope={c.key: c.value for c in item.scope})
 
-    def _ask(self, chunk: str, source_name: str, *, conversation: bool = False) -> list[Candidate]:
+    def _ask(self, chunk: str, source_name: str, *, conversation: bool = False,
+             speakers: Collection[str] = ()) -> list[Candidate]:
         asked = (f"Conversation: {source_name}\n{CONVERSATION_NOTE}\n<document>\n{chunk}\n</document>"
                  if conversation else f"Document: {source_name}\n<document>\n{chunk}\n</document>")
         messages: list[dict[str, str]] = [
@@ -294,7 +296,7 @@ class LLMExtractor(Extractor):
             content: str | None = None
             try:
                 content = _content(self._post(messages))
-                return [self._candidate(item) for item in parse_answer(content)]
+                return [self._candidate(item, speakers) for item in parse_answer(content)]
             except _Malformed as exc:
                 reason = str(exc)
                 self.stats.malformed += 1
