@@ -173,3 +173,27 @@ def test_a_speaker_is_the_subject_the_rule_extractor_names_them_by(bdb: beliefdb
     bdb.ingest_conversation([Turn("James", "I moved to Lisbon.", later)], source="chat2", embed=False)
     (current,) = bdb.beliefs(subject="james")
     assert current.value == "Lisbon"
+
+
+def test_a_labelled_quote_is_the_turn_of_the_speaker_its_label_names(bdb: beliefdb.BeliefDB,
+                                                                      chat_llm: ChatServer) -> None:
+    """"Bob: I live in Rome." was found first inside Big Bob's line ("Big Bob: I live in Rome."), so Bob's
+    city rested on Big Bob's turn and took its time; and a turn remembered again (the same words later) had
+    its labelled quote found in the earlier line, accepted with the label in its quote and no turn's time."""
+    first, later = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC)
+    rome = {"statement": "Bob lives in Rome.", "subject": "Bob", "attribute": "lives_in", "value": "Rome",
+            "quote": "Bob: I live in Rome.", "kind": "fact", "scope": []}
+    chat_llm.answers(answer(rome))
+    turns = [Turn("Big Bob", "I live in Rome.", first), Turn("Bob", "I live in Rome.", later)]
+    bdb.ingest_conversation(turns, source="chat", extractor="llm", embed=False)
+    (belief,) = bdb.beliefs(subject="bob")
+    assert belief.valid_time.lower == later
+    oslo = {**rome, "statement": "Ann lives in Oslo.", "subject": "Ann", "value": "Oslo",
+            "quote": "Ann: I live in Oslo."}
+    chat_llm.answers(answer(), answer(oslo))
+    bdb.remember_turn("again", "Ann", "I live in Oslo.", time=first, extractor="llm", embed=False)
+    report = bdb.remember_turn("again", "Ann", "I live in Oslo.", time=later, extractor="llm", embed=False)
+    (accepted,) = report.accepted
+    assert accepted.quote == "I live in Oslo."
+    (current,) = bdb.beliefs(subject="ann")
+    assert current.valid_time.lower == later

@@ -342,11 +342,16 @@ def _without_label(candidate: Candidate, text: str,
     """``candidate`` quoting its turn's words only, with that turn, when its quote began with the line's label
     (``[time] Speaker: ``, as the prompt shows each line) and went on into the turn: the label is no one's
     words, and it names the turn (two turns may hold the same words); else ``candidate`` as it is, and None."""
-    at = text.find(candidate.quote)
-    end = at + len(candidate.quote)
-    for turn in turns if at >= 0 else ():
-        if at < turn.start < end <= turn.end and "\n" not in text[at:turn.start]:
-            return replace(candidate, quote=text[turn.start:end], start=None, end=None), turn
+    quote = candidate.quote
+    at = text.find(quote) if quote else -1
+    while at >= 0:
+        # (a label begins its line, after the time if any: "Bob: " inside "Big Bob: " is not Bob's label)
+        if re.fullmatch(r"(\[[^\]\n]*\] ?)?", text[text.rfind("\n", 0, at) + 1:at]):
+            end = at + len(quote)
+            for turn in turns:
+                if at < turn.start < end <= turn.end and "\n" not in text[at:turn.start]:
+                    return replace(candidate, quote=text[turn.start:end], start=None, end=None), turn
+        at = text.find(quote, at + 1)
     return candidate, None
 
 
