@@ -73,6 +73,15 @@ def unstorable(text: str) -> str | None:
     return _not_utf8(text)
 
 
+def storable(text: str) -> str:
+    """``text`` with what PostgreSQL's text cannot hold (NUL, a lone surrogate) shown as U+FFFD: for words
+    beliefdb passes on and may store (what an endpoint said, in a job's reason), not for a caller's input,
+    which :func:`unstorable` refuses."""
+    if unstorable(text) is None:
+        return text
+    return re.sub("[\x00\ud800-\udfff]", "\ufffd", text)
+
+
 def _not_utf8(text: str) -> str | None:
     try:
         text.encode("utf-8")

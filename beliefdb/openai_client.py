@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from beliefdb import errors
+from beliefdb.inputs import storable
 from beliefdb.settings import masked_url
 
 if TYPE_CHECKING:
@@ -210,10 +212,16 @@ class OpenAIClient:
         its error (a proxy's "invalid key sk-…"), and what it says reaches error lines, --json, logs and a
         queued job's stored reason."""
         key = self.api_key
+        said = storable(said)  # (it may be stored: a queued job's reason)
         if not key or not key.strip():
             return said
-        for form in {key, json.dumps(key)[1:-1], json.dumps(key)[1:-1].replace("/", "\\/"),
-                     repr(key.encode("utf-8"))[2:-1], repr(key)[1:-1]}:
+        escaped = json.dumps(key)[1:-1]
+        # (Go's encoder escapes & < > too, and \u escapes may be in upper case)
+        go = escaped.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+        forms = {key, escaped, go, repr(key.encode("utf-8"))[2:-1], repr(key)[1:-1]}
+        forms |= {re.sub(r"\\u[0-9a-f]{4}", lambda m: m[0].upper().replace("\\U", "\\u"), f) for f in forms}
+        forms |= {f.replace("/", "\\/") for f in forms}
+        for form in sorted(forms, key=len, reverse=True):
             said = said.replace(form, "********")
         return said
 
@@ -233,6 +241,8 @@ class OpenAIClient:
 
         url = self.endpoint(path)
         shown = masked_url(url)
+        if self.api_key and not self.api_key.isascii():
+            raise Refused(shown, "the API key is not ASCII text, which an HTTP header cannot carry")
         attempts = self.retries + 1
         body = json.dumps(payload).encode("utf-8")
         problem, status, malformed = "no attempt", None, False

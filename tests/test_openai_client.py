@@ -315,3 +315,24 @@ def test_an_answer_larger_than_the_limit_is_not_read_to_its_end(serve: Any) -> N
     under = OpenAIClient(serve(Step(body=b"[" + b"1," * 400_000 + b"1]")).url, timeout=10.0, retries=0,
                          max_answer_bytes=1_000_000)
     assert under.post("embeddings", {"input": ["a"], "model": "m"}, decode=len) == 400_001
+
+
+def test_a_key_that_is_not_ascii_is_refused_in_words(serve: Any) -> None:
+    """A key an HTTP header cannot carry raised httpx's UnicodeEncodeError: a traceback at the command line."""
+    client = OpenAIClient(serve().url, api_key="sk-secrét-123", retries=0)
+    with pytest.raises(Refused, match="the API key is not ASCII text") as caught:
+        client.post("embeddings", {"input": ["a"], "model": "m"})
+    assert "secr" not in str(caught.value)
+
+
+def test_the_key_is_masked_as_go_and_upper_case_escapes_write_it(serve: Any) -> None:
+    key = "sk-AB&CD<EF>GH/1234"
+    go = "sk-AB\\u0026CD\\u003cEF\\u003eGH\\/1234"
+    server = serve(Step(status=500, body=json.dumps({"error": {"message": f"bad key {go}"}}).encode()
+                        .replace(b"\\\\u", b"\\u").replace(b"\\\\/", b"\\/")),
+                   Step(status=500, body=f"bad key {go.replace('003c', '003C').replace('003e', '003E')}".encode()))
+    client = OpenAIClient(server.url, api_key=key, retries=0)
+    for _ in range(2):
+        with pytest.raises(Failed) as caught:
+            client.post("embeddings", {"input": ["a"], "model": "m"})
+        assert "GH" not in str(caught.value) and "********" in str(caught.value), caught.value

@@ -61,3 +61,16 @@ def test_a_failure_that_may_pass_is_still_tried_again_after_a_backoff(
     llm.answers(Reply(answer(WINDOW)))
     last = bdb.work(stop_when_empty=True, embed=False)
     assert (last.done, last.failed) == (1, 0) and last.outcomes[0].attempts == 2 and last.outcomes[0].id == job
+
+
+@pytest.mark.parametrize("body", [b'{"error": {"message": "bad \\u0000 key \\ud800 here"}}', b"bad \x00 key"])
+def test_a_refusal_in_words_text_cannot_hold_fails_the_job_with_them_shown(
+        llm: ChatServer, bdb: beliefdb.BeliefDB, body: bytes) -> None:
+    """An endpoint's message with a NUL or a lone surrogate was passed on as the job's reason: storing it failed
+    (InvalidInput, or a UnicodeEncodeError), so every worker run stopped at that job, which stayed queued."""
+    llm.answers(Reply(status=401, body=body))
+    (job,) = bdb.submit(text=DOC, source="return-policy.md", extractor="llm", max_attempts=5)
+    report = bdb.work(stop_when_empty=True, embed=False, backoff=0)
+    assert (report.done, report.failed) == (0, 1), report
+    (failed,) = bdb.jobs(status="failed")
+    assert failed.id == job and "bad \ufffd key" in (failed.last_error or ""), failed

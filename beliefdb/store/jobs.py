@@ -34,7 +34,7 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import get_embedder
-from beliefdb.inputs import shown
+from beliefdb.inputs import shown, storable
 from beliefdb.models import IngestReport, Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import ingest
 from beliefdb.store import vectors as embeddings
@@ -226,7 +226,7 @@ def _summary(report: IngestReport) -> dict[str, Any]:
 
 def _message(exc: Exception) -> str:
     said = exc.message if isinstance(exc, errors.BeliefDBError) else f"{type(exc).__name__}: {exc}"
-    return " ".join(said.split()) or type(exc).__name__
+    return " ".join(storable(said).split()) or type(exc).__name__
 
 
 def _check_worker(payload: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
 
-from beliefdb.inputs import unstorable
+from beliefdb.inputs import storable, unstorable
 from beliefdb.text.extractor import normalise_name
 from beliefdb.vocabulary import BELIEF_KINDS
 
@@ -140,7 +140,7 @@ def content(body: Any) -> str:
     if not isinstance(message, dict):
         raise MalformedAnswer("choices[0].message is not an object")
     if message.get("refusal"):
-        raise MalformedAnswer(f"the model refused: {str(message['refusal'])[:200]}")
+        raise MalformedAnswer(f"the model refused: {storable(str(message['refusal']))[:200]}")
     content = message.get("content")
     if not isinstance(content, str) or not content.strip():
         raise MalformedAnswer("the answer is empty")
