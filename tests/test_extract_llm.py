@@ -520,3 +520,14 @@ def test_among_several_files_a_failure_names_its_file(llm: ChatServer, cli: Cli,
     errors_said = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors_said) == 1 and errors_said[0].startswith(f"error: {paths[1]}: the llm endpoint "), result.stderr
     assert "m1.md: source 'm1.md' version 1" in result.stdout and "m3.md: source 'm3.md'" in result.stdout
+
+
+def test_a_directory_of_one_file_names_it_when_it_fails(llm: ChatServer, cli: Cli, tmp_path: Path) -> None:
+    """A directory holding one file gave one result, taken for a file given alone: its error line named no file."""
+    llm.answers(Reply(status=500))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "m1.md").write_text(DOC, encoding="utf-8")
+    result = cli("ingest", tmp_path / "docs", "--extractor", "llm", env={**llm.env, "BELIEFDB_LLM_HTTP_RETRIES": "0"},
+                 expect=1)
+    (said,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert said.startswith("error: ") and "m1.md: the llm endpoint " in said, result.stderr
