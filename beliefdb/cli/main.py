@@ -278,7 +278,7 @@ def ingest(
         for r in results:
             if isinstance(r, IngestFailure):
                 # among several files, which one (a failure of the extractor's endpoint does not name it)
-                named = (len(paths) == 1 and not paths[0].is_dir() and len(results) == 1
+                named = ((len(paths) == 1 and not paths[0].is_dir() and len(results) == 1)
                          or r.message.startswith((f"{r.path}:", f"{r.path} ")))
                 typer.echo(f"error: {plain(r.message if named else f'{r.path}: {r.message}')}", err=True)
             else:
