@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, LiteralString
 
 import psycopg
@@ -643,3 +644,21 @@ def test_what_expires_before_a_run_of_new_sources_in_a_bulk_batch_is_processed_f
     assert "expire" in actions and actions.index("expire") < actions.index("bulk_ingest"), actions
     assert postgresql.execute("select status::text from beliefdb.decision where id = %s", (refuse.id,)).fetchone() \
         == ("needs_review",)
+
+
+def test_a_claim_whose_valid_time_ended_before_it_was_stored_says_so(bdb: beliefdb.BeliefDB, cli: Cli,
+                                                                     tmp_path: Path) -> None:
+    """Its report listed it accepted like any other ("+ id subject / attribute = value"), while it was stored
+    expired and never current: nothing said why it was not among the beliefs."""
+    report = remember(bdb, valid_from="2025-01-01T00:00:00Z", valid_to="2026-01-01T00:00:00Z")
+    (old,) = report.accepted
+    assert old.ended == datetime(2026, 1, 1, tzinfo=UTC) and status(bdb, old.id) == "expired"
+    (later,) = remember(bdb, valid_to="2999-01-01T00:00:00Z", source="later.md", text=f"Later. {QUOTE}\n").accepted
+    assert later.ended is None
+    doc, claims = tmp_path / "promo.md", tmp_path / "promo.jsonl"
+    doc.write_text("The winter promo price is 30 EUR.\n", encoding="utf-8")
+    claims.write_text(json.dumps({"statement": "The winter promo price is 30 EUR.", "subject": "winter_promo",
+                                  "attribute": "price", "value": "30 EUR", "quote": "The winter promo price is 30 EUR.",
+                                  "valid_to": "2020-03-01T00:00:00Z"}) + "\n", encoding="utf-8")
+    said = cli("ingest", doc, "--claims", claims, "--extractor", "none", "--no-embed").stdout
+    assert "winter_promo / price = 30 EUR   (stored expired: its valid time ended 2020-03-01)" in said, said

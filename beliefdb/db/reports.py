@@ -5,6 +5,7 @@ models: the domain modules decode nothing."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -46,7 +47,9 @@ def ingest_report(raw: dict[str, Any], path: str | None) -> IngestReport:
         fragments=raw["fragments"], path=path,
         accepted=[Accepted(id=UUID(a["id"]), statement=a["statement"], subject=a["subject"],
                            attribute=a["attribute"], value=a["value"], quote=a["quote"],
-                           start=a["start"], end=a["end"]) for a in raw["accepted"]],
+                           start=a["start"], end=a["end"],
+                           ended=datetime.fromisoformat(a["ended"]) if a.get("ended") else None)
+                  for a in raw["accepted"]],
         rejected=[Rejected(statement=r["statement"], quote=r["quote"], reason=r["reason"]) for r in raw["rejected"]],
         corroborated=[Corroborated(id=UUID(c["id"]), statement=c["statement"], quote=c["quote"],
                                    start=c["start"], end=c["end"]) for c in raw["corroborated"]],

@@ -6,6 +6,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
@@ -22,6 +23,8 @@ class Accepted:
     quote: str
     start: int
     end: int
+    #: when its valid time ended, when that was before it was stored (it is stored expired, never current)
+    ended: datetime | None = None
 
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from beliefdb.inputs import utc_day
 from beliefdb.models import CurrentAgain, IngestFailure, IngestReport
 from beliefdb.render.ids import short
 from beliefdb.render.terminal import for_terminal
@@ -28,7 +29,8 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
     if result.new_version:
         lines.append(f"  {result.fragments} fragment(s)")
     for a in result.accepted:
-        lines.append(f"  + {short(a.id)} {a.subject} / {a.attribute} = {a.value}")
+        ended = f"   (stored expired: its valid time ended {utc_day(a.ended)})" if a.ended else ""
+        lines.append(f"  + {short(a.id)} {a.subject} / {a.attribute} = {a.value}{ended}")
         lines.append(f"      quote [{a.start}, {a.end}): \"{a.quote}\"")
     for c in result.corroborated:
         lines.append(f"  ≡ {short(c.id)} corroborated by [{c.start}, {c.end}): \"{c.quote}\"")

@@ -731,7 +731,15 @@ begin
          cross join lateral jsonb_array_elements(s.settled -> 'superseded') as c
          where (s.settled ->> 'corroborating')::boolean);
     -- (accepted and corroborated in claim order, whichever way each was stored)
-    v_accepted := array(select a.item from unnest(v_accepted, v_accepted_n) as a (item, n) order by a.n);
+    -- a claim whose valid time ended by now is stored expired: the report says when it ended (read only
+    -- when a claim gave an end, so that the usual ingest pays nothing for it)
+    v_accepted := array(select a.item || coalesce((
+                            select jsonb_build_object('ended', upper(b.valid_time))
+                              from beliefdb.belief b
+                             where p_claims @? '$[*].valid_to ? (@ != null)'
+                               and b.workspace_id = p_workspace_id and b.id = (a.item ->> 'id')::uuid
+                               and upper(b.valid_time) <= beliefdb.clock()), '{}')
+                          from unnest(v_accepted, v_accepted_n) as a (item, n) order by a.n);
     v_corroborated := array(select a.item from unnest(v_corroborated, v_corroborated_n) as a (item, n) order by a.n);
     return jsonb_build_object('accepted', to_jsonb(v_accepted),
                               'rejected', case when cardinality(v_rejected) = 0 then coalesce(p_rejected, '[]')
