@@ -154,7 +154,8 @@ class IntegrityViolation(BeliefDBError):
 
 
 class DatabaseUnavailable(BeliefDBError):
-    """The database cannot be reached or started."""
+    """The database cannot be reached or started, or none of a memory's pooled connections came free in 30 s
+    (each stayed in use by another call: open the memory with a larger ``max_size``)."""
 
     code = "database_unavailable"
 

@@ -110,12 +110,20 @@ class Pool:
                 raise
             pool = self._pool
         try:
-            return pool, pool.getconn(timeout=POOL_WAIT - PROBE_AFTER)
-        except PoolClosed:
-            # (another call made the pool anew while this one waited on the one before)
-            if self._closed or self._pool is pool:
-                raise
-            return self._pool, self._pool.getconn(timeout=POOL_WAIT - PROBE_AFTER)
+            try:
+                return pool, pool.getconn(timeout=POOL_WAIT - PROBE_AFTER)
+            except PoolClosed:
+                # (another call made the pool anew while this one waited on the one before)
+                if self._closed or self._pool is pool:
+                    raise
+                return self._pool, self._pool.getconn(timeout=POOL_WAIT - PROBE_AFTER)
+        except PoolTimeout:
+            # (the server answered the probe: it is up, and every connection is another call's)
+            size = self._pool.max_size
+            raise errors.DatabaseUnavailable(
+                f"the database is up, but all {size} connection{'' if size == 1 else 's'} of this memory stayed in"
+                f" use by other calls for {POOL_WAIT:.0f} s (max_size {size}): open it with a larger max_size, or"
+                " make fewer calls at once; nothing was changed: try again") from None
 
     def _renewed(self, stale: ConnectionPool) -> ConnectionPool:
         """The pool to wait on, once the server answered: a new one when ``stale`` failed to connect and
