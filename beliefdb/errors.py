@@ -167,6 +167,12 @@ class WorkspaceBusy(DatabaseUnavailable):
     code = "workspace_busy"
 
 
+class StatisticsBusy(WorkspaceBusy):
+    """Another session (of any workspace) gathered planner statistics of a table this change needed longer than
+    ``BELIEFDB_LOCK_TIMEOUT``: sessions take turns at it database-wide. A forget or a workspace delete of its own
+    transaction has been tried again first; nothing was changed."""
+
+
 class DatabaseReadOnly(DatabaseUnavailable):
     """The database takes no writes (a hot standby, or ``default_transaction_read_only``): a change is refused
     and nothing was changed; reads work (the servers answer 503)."""

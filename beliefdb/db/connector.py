@@ -154,7 +154,7 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     if sqlstate == "55P03" and sql_detail(exc).get("waited_for") == "analyze":
         # one session at a time gathers a table's statistics, whatever its workspace (every ANALYZE of
         # beliefdb's tables says so in the error's detail)
-        return errors.WorkspaceBusy(
+        return errors.StatisticsBusy(
             "another session is gathering planner statistics of a table this change needs (a forget gathers"
             " them before it commits, rule 14; a bulk ingest after it, in any workspace): gave up waiting after"
             " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again")

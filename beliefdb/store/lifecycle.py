@@ -19,6 +19,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_moment
 from beliefdb.models import ConfidenceReport, Expired, Forgotten, OutcomeRecorded
+from beliefdb.store.statistics_turns import taking_turns
 from beliefdb.text.naming import speaker_subject
 from beliefdb.vocabulary import OUTCOMES
 
@@ -77,6 +78,13 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
     if preview and expect is not None:
         raise errors.InvalidInput(f"{errors.argument('expect')} goes with the apply, not with"
                                   f" {errors.argument('preview')} (a preview changes nothing)")
+    if conn is None:  # (a transaction of its own: made again whole when the statistics were busy)
+        return taking_turns(lambda: _forget(db, source, subject, belief, preview, expect, mask_mentions, None))
+    return _forget(db, source, subject, belief, preview, expect, mask_mentions, conn)
+
+
+def _forget(db: Database, source: str | None, subject: str | None, belief: str | UUID | None, preview: bool,
+            expect: str | None, mask_mentions: bool, conn: psycopg.Connection[Any] | None) -> Forgotten:
     speakers: list[str] = []
     with db.transaction(conn) as c:
         if expect is not None:

@@ -17,6 +17,7 @@ from beliefdb.db.queries import Q
 from beliefdb.errors import WorkspaceNotEmpty
 from beliefdb.inputs import check_workspace_name
 from beliefdb.models import Workspace, WorkspaceDeleted
+from beliefdb.store.statistics_turns import taking_turns
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 
@@ -80,6 +81,10 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
     with what drops them."""
     check_workspace_name(name)
     probe(url)
+    return taking_turns(lambda: _delete_workspace(url, name, force=force))
+
+
+def _delete_workspace(url: str, name: str, *, force: bool) -> WorkspaceDeleted:
     try:
         with translated_errors(), connect(url) as conn, conn.transaction():
             installed = conn.execute(Q.beliefdb_installed).fetchone()
