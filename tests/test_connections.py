@@ -21,7 +21,7 @@ from psycopg.conninfo import make_conninfo
 
 import beliefdb
 from beliefdb import errors, settings
-from beliefdb.db import connector
+from beliefdb.db import connector, migrate
 from beliefdb.db.connector import Database
 
 SETTINGS = ("statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
@@ -94,6 +94,44 @@ def test_the_connection_string_and_the_dba_win(db_url: str, monkeypatch: pytest.
     postgresql.commit()
     with Database(db_url) as db:
         assert pooled(db) == DEFAULTS | {"lock_timeout": "3s", "statement_timeout": "42s"}
+
+
+def _set_for(conn: psycopg.Connection[Any], statement: str) -> None:
+    """``statement`` (``alter role {user} in database {database} set ...``) for this test's user and database."""
+    conn.execute(sql.SQL(statement).format(user=sql.Identifier(conn.info.user),
+                                           database=sql.Identifier(conn.info.dbname)))
+    conn.commit()
+
+
+@pytest.mark.robustness
+def test_a_migration_has_no_timeout_whatever_the_role_or_the_database_says(
+        cli: Cli, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A DBA's ``alter role|database ... set statement_timeout`` (or lock_timeout) won over the migration's
+    0: under a role's 15ms, ``beliefdb migrate`` failed "canceling statement due to statement timeout
+    (BELIEFDB_STATEMENT_TIMEOUT; ...)", or "cannot read the schema version: (psycopg.errors.QueryCanceled)
+    ..." on an installed database. A migration has neither timeout, whoever set one."""
+    empty = f"timeouts_{os.getpid()}_{time.monotonic_ns()}"
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("create database {}").format(sql.Identifier(empty)))
+    fresh = make_conninfo(db_url, dbname=empty)
+    try:
+        _set_for(postgresql, "alter role {user} in database {database} set statement_timeout = '15ms'")
+        _set_for(postgresql, "alter database {database} set lock_timeout = '1ms'")
+        with psycopg.connect(fresh, autocommit=True) as admin:
+            _set_for(admin, "alter role {user} in database {database} set statement_timeout = '15ms'")
+            _set_for(admin, "alter database {database} set lock_timeout = '1ms'")
+        for url in (db_url, fresh):
+            with connector.connect(url, migration=True) as conn:
+                assert (shown(conn)["statement_timeout"], shown(conn)["lock_timeout"]) == ("0", "0")
+            with connector.connect(url) as conn:  # (any other session keeps the DBA's values)
+                assert (shown(conn)["statement_timeout"], shown(conn)["lock_timeout"]) == ("15ms", "1ms")
+            assert cli.json("migrate", "--db", url)["after"] == migrate.head_revision()
+            assert cli("migrate", "--check", "--db", url).exit_code == 0
+    finally:
+        _set_for(postgresql, "alter role {user} in database {database} reset statement_timeout")
+        _set_for(postgresql, "alter database {database} reset lock_timeout")
+        with psycopg.connect(make_conninfo(db_url, options="-c statement_timeout=0"), autocommit=True) as admin:
+            admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(empty)))
 
 
 @pytest.mark.parametrize(("value", "says"), [

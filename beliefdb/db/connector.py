@@ -26,10 +26,12 @@ from psycopg import sql
 from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
 
-from beliefdb import errors, settings
+from beliefdb import errors
 from beliefdb.db import composites, conninfo, refusals
 from beliefdb.db.pooling import Pool
 from beliefdb.db.queries import Q
+from beliefdb.db.timeouts import apply as _apply
+from beliefdb.db.timeouts import session_settings
 
 APP_ROLE = "beliefdb_app"
 DEFAULT_WORKSPACE = "default"
@@ -60,34 +62,6 @@ def session_name() -> str:
     return _session_name
 
 
-def _ms(seconds: float) -> str:
-    return str(round(seconds * 1000))
-
-
-def session_settings(*, migration: bool = False) -> dict[str, str]:
-    """The server settings every beliefdb session gets (BELIEFDB_* variables, :mod:`beliefdb.settings`).
-    A migration waits for locks and runs its statements as long as they take: it rewrites tables,
-    and waits behind other migrators."""
-    current = settings.load()
-    return {
-        "statement_timeout": "0" if migration else _ms(current.statement_timeout),
-        "lock_timeout": "0" if migration else _ms(current.lock_timeout),
-        "idle_in_transaction_session_timeout": _ms(current.idle_in_transaction_timeout),
-        # a client that is gone (killed, its host down) is noticed while its statement runs, which
-        # then stops and releases its locks, instead of running to the end for nobody
-        "client_connection_check_interval": _ms(current.client_check_interval),
-    }
-
-
-def _apply(conn: psycopg.Connection[Any], values: dict[str, str]) -> None:
-    """Set ``values`` for the session (committed: a later rollback keeps them), except what the
-    connection string's own ``options`` (or PGOPTIONS), or a DBA's ``alter role|database ... set``,
-    chose: those win."""
-    conn.execute(Q.session_settings, (list(values), list(values.values())))
-    if not conn.autocommit:
-        conn.commit()
-
-
 def connect(url: str, *, autocommit: bool = False, migration: bool = False,
             timeout: int | None = None) -> psycopg.Connection[Any]:
     """A connection with beliefdb's name and session settings (:func:`session_settings`); with ``timeout``
@@ -102,7 +76,7 @@ def connect(url: str, *, autocommit: bool = False, migration: bool = False,
         except psycopg.Error as exc:
             raise unreachable(exc) from exc
     try:
-        _apply(conn, values)
+        _apply(conn, values, migration=migration)
     except BaseException:
         conn.close()
         raise

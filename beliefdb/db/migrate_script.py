@@ -45,12 +45,15 @@ def upgrade_sql(url: str = "", *, from_revision: str | None = None, to_revision:
 def offline_preamble(start: str | None, target: str) -> str:
     """What an offline script runs first, inside its transaction: a header, quiet notices (psql printed
     one for each ``drop ... if exists`` of something absent, "does not exist, skipping"; what a DBA must
-    read is a warning), the lock an online upgrade takes, and a guard that refuses a database at another
+    read is a warning), no statement and no lock timeout (a migration has none, whatever a DBA set for
+    the role or the database), the lock an online upgrade takes, and a guard that refuses a database at another
     revision than ``start`` (alembic's own update of the version row would match nothing there and let
     the table changes through)."""
     return sql.SQL("""\
 -- beliefdb schema upgrade from {start_text} to revision {target_text} (beliefdb migrate --sql): one transaction
 set local client_min_messages = warning;
+set local statement_timeout = 0;
+set local lock_timeout = 0;
 select pg_advisory_xact_lock(hashtext('beliefdb.migrate'));
 do $guard$
 declare

@@ -330,11 +330,12 @@ select p.line, b.id, b.confidence::numeric, b.confidence_kind::text
 
 -- session_settings --
 -- Set beliefdb's session settings (names, values), except those the connection string's options or
--- a DBA's alter role/database ... set chose for this session
+-- a DBA's alter role/database ... set chose for this session (the names forced win over the DBA's)
 select pg_catalog.set_config(s.name, v.value, false)
   from unnest(%s::text[], %s::text[]) as v(name, value)
   join pg_catalog.pg_settings s on s.name = v.name
- where s.source not in ('client', 'user', 'database', 'database user');
+ where s.source not in ('client', 'user', 'database', 'database user')
+    or (s.name = any(%s::text[]) and s.source <> 'client');
 
 -- roles_hint_again --
 -- The command a refusal of schema/00_schema.sql (the roles) tells its reader to run again, for this transaction
