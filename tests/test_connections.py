@@ -205,6 +205,46 @@ def test_statement_and_idle_transaction_timeouts_are_clear_errors(db_url: str, m
         assert db.scalar("select 1") == 1  # the pool replaced the session the server ended
 
 
+@pytest.mark.robustness
+def test_a_timeout_names_the_value_in_force_and_who_set_it(db_url: str, postgresql: psycopg.Connection[Any],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value the DBA set for the role or the database, or the URL's options, wins over BELIEFDB_*'s (on
+    purpose), but the error named BELIEFDB_STATEMENT_TIMEOUT (or _LOCK_) all the same: a reader raised a
+    variable that was not in force. It names the setting in force, its value and where it came from."""
+    role = postgresql.info.user
+    try:
+        _set_for(postgresql, "alter role {user} in database {database} set statement_timeout = '200ms'")
+        with Database(db_url) as db, pytest.raises(errors.DatabaseUnavailable) as caught:
+            db.scalar("select pg_sleep(2)")
+        assert caught.value.message == (
+            f"canceling statement due to statement timeout (statement_timeout 200ms, set for role {role} in this"
+            " database, wins over BELIEFDB_STATEMENT_TIMEOUT; nothing was changed: try again)")
+        _set_for(postgresql, "alter role {user} in database {database} reset statement_timeout")
+        _set_for(postgresql, "alter database {database} set lock_timeout = '300ms'")
+        postgresql.execute("select from beliefdb.audit_head h join beliefdb.workspace w on w.id = h.workspace_id"
+                           " where w.name = 'default' for update of h")
+        try:
+            with beliefdb.connect(db_url) as bdb, pytest.raises(errors.WorkspaceBusy) as busy:
+                bdb.ingest_text("Returns are accepted within 7 days of delivery.\n", source="return-policy.md")
+        finally:
+            postgresql.rollback()
+        assert "gave up waiting after lock_timeout 300ms, set for this database, wins over BELIEFDB_LOCK_TIMEOUT;" \
+            in busy.value.message, busy.value.message
+        _set_for(postgresql, "alter database {database} reset lock_timeout")
+        with Database(make_conninfo(db_url, options="-c statement_timeout=150")) as db, \
+                pytest.raises(errors.DatabaseUnavailable) as caught:
+            db.scalar("select pg_sleep(2)")
+        assert "(statement_timeout 150ms, set by the connection's options (or PGOPTIONS), wins over" \
+               " BELIEFDB_STATEMENT_TIMEOUT; nothing was changed" in caught.value.message, caught.value.message
+        monkeypatch.setenv("BELIEFDB_STATEMENT_TIMEOUT", "0.15")
+        with Database(db_url) as db, pytest.raises(errors.DatabaseUnavailable) as caught:  # beliefdb's own again
+            db.scalar("select pg_sleep(2)")
+        assert "statement timeout (BELIEFDB_STATEMENT_TIMEOUT; nothing was changed" in caught.value.message
+    finally:
+        _set_for(postgresql, "alter role {user} in database {database} reset statement_timeout")
+        _set_for(postgresql, "alter database {database} reset lock_timeout")
+
+
 # --- a client killed mid-change ----------------------------------------------------------------------
 
 

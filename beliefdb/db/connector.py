@@ -27,7 +27,7 @@ from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
 
 from beliefdb import errors
-from beliefdb.db import composites, conninfo, refusals
+from beliefdb.db import composites, conninfo, refusals, timeouts
 from beliefdb.db.pooling import Pool
 from beliefdb.db.queries import Q
 from beliefdb.db.timeouts import apply as _apply
@@ -84,8 +84,8 @@ def connect(url: str, *, autocommit: bool = False, migration: bool = False,
 
 
 # the setting behind each timeout PostgreSQL reports
-_TIMEOUTS = (("statement timeout", "BELIEFDB_STATEMENT_TIMEOUT"),
-             ("idle-in-transaction timeout", "BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT"))
+_TIMEOUTS = (("statement timeout", "statement_timeout"),
+             ("idle-in-transaction timeout", "idle_in_transaction_session_timeout"))
 
 
 def sql_detail(exc: BaseException) -> dict[str, Any]:
@@ -131,16 +131,16 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
         return errors.StatisticsBusy(
             "another session is gathering planner statistics of a table this change needs (a forget gathers"
             " them before it commits, rule 14; a bulk ingest after it, in any workspace): gave up waiting after"
-            " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again")
+            f" {timeouts.named('lock_timeout')}; nothing was changed: try again")
     if sqlstate == "55P03":
         # lock_timeout: in practice the workspace's write lock, which every writer takes first
         return errors.WorkspaceBusy(
             "another writer holds this workspace (or a migration holds a table): gave up waiting after"
-            " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again")
+            f" {timeouts.named('lock_timeout')}; nothing was changed: try again")
     if sqlstate.startswith("40") or sqlstate in ("57014", "25P03"):
         # a deadlock, a serialization failure, a statement timeout, a transaction left idle too long:
         # nothing was changed, try again
-        hint = next((f"{setting}; " for words, setting in _TIMEOUTS if words in message), "")
+        hint = next((f"{timeouts.named(setting)}; " for words, setting in _TIMEOUTS if words in message), "")
         return errors.DatabaseUnavailable(f"{message} ({hint}nothing was changed: try again)")
     if sqlstate.startswith("54"):
         # a program limit, e.g. a name longer than an index row may hold
@@ -337,7 +337,7 @@ class Database:
                     raise errors.WorkspaceBusy(
                         "another writer holds this workspace, and beliefs whose valid time has ended must stop"
                         " being current before anything is read or written: gave up waiting after"
-                        " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again") from exc
+                        f" {timeouts.named('lock_timeout')}; nothing was changed: try again") from exc
                 if locked is None or not locked[0]:
                     yield conn
                     return

@@ -330,12 +330,14 @@ select p.line, b.id, b.confidence::numeric, b.confidence_kind::text
 
 -- session_settings --
 -- Set beliefdb's session settings (names, values), except those the connection string's options or
--- a DBA's alter role/database ... set chose for this session (the names forced win over the DBA's)
-select pg_catalog.set_config(s.name, v.value, false)
+-- a DBA's alter role/database ... set chose for this session (the names forced win over the DBA's); each
+-- setting's name, where its value came from, the value it had, and the session's user
+select s.name, s.source, pg_catalog.current_setting(s.name), session_user::text,
+       case when s.source not in ('client', 'user', 'database', 'database user')
+                 or (s.name = any(%s::text[]) and s.source <> 'client')
+            then pg_catalog.set_config(s.name, v.value, false) end
   from unnest(%s::text[], %s::text[]) as v(name, value)
-  join pg_catalog.pg_settings s on s.name = v.name
- where s.source not in ('client', 'user', 'database', 'database user')
-    or (s.name = any(%s::text[]) and s.source <> 'client');
+  join pg_catalog.pg_settings s on s.name = v.name;
 
 -- roles_hint_again --
 -- The command a refusal of schema/00_schema.sql (the roles) tells its reader to run again, for this transaction

@@ -1,7 +1,8 @@
 """beliefdb's session settings (:mod:`beliefdb.settings`' BELIEFDB_* timeouts), as each session gets
 them: a value the connection string's options, or a DBA's ``alter role|database ... set``, chose for the
 session wins over beliefdb's own, except in a migration, which has no statement and no lock timeout
-whatever the role or the database says."""
+whatever the role or the database says. A timeout's error names the value in force and who set it when it
+is not beliefdb's (:func:`named`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,16 @@ from beliefdb.db.queries import Q
 
 # what a migration sets whatever a DBA set for the role or the database (a URL's own options still win)
 MIGRATION_FORCED = ("statement_timeout", "lock_timeout")
+# the variable behind each setting, and where a value that wins over it came from (pg_settings.source)
+VARIABLES = {"statement_timeout": "BELIEFDB_STATEMENT_TIMEOUT", "lock_timeout": "BELIEFDB_LOCK_TIMEOUT",
+             "idle_in_transaction_session_timeout": "BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT",
+             "client_connection_check_interval": "BELIEFDB_CLIENT_CHECK_INTERVAL"}
+_SET_BY = {"client": "set by the connection's options (or PGOPTIONS)", "user": "set for role {user}",
+           "database": "set for this database", "database user": "set for role {user} in this database"}
+
+# the settings the sessions this process configured last kept from elsewhere, each as its errors say it
+# (one process talks to one database as one user; a session's error does not say which it was)
+_kept: dict[str, str] = {}
 
 
 def _ms(seconds: float) -> str:
@@ -40,6 +51,21 @@ def apply(conn: psycopg.Connection[Any], values: dict[str, str], *, migration: b
     connection string's own ``options`` (or PGOPTIONS), or a DBA's ``alter role|database ... set``,
     chose: those win (a migration's MIGRATION_FORCED win over the DBA's)."""
     forced = [name for name in MIGRATION_FORCED if name in values] if migration else []
-    conn.execute(Q.session_settings, (list(values), list(values.values()), forced))
+    rows = conn.execute(Q.session_settings, (forced, list(values), list(values.values()))).fetchall()
     if not conn.autocommit:
         conn.commit()
+    for name, source, value, user, _ in rows:
+        if name in forced:
+            continue
+        if source in _SET_BY and name in VARIABLES:
+            _kept[name] = f"{name} {value}, {_SET_BY[source].format(user=user)}, wins over {VARIABLES[name]}"
+        else:
+            _kept.pop(name, None)
+
+
+def named(setting: str) -> str:
+    """What a timeout's error names: the BELIEFDB_* variable behind ``setting``, or, when the session kept
+    another value (the connection's options, a DBA's for the role or the database), that value and where it
+    came from: ``statement_timeout 1ms, set for role app_owner in this database, wins over
+    BELIEFDB_STATEMENT_TIMEOUT``."""
+    return _kept.get(setting, VARIABLES[setting])
