@@ -55,13 +55,15 @@ def _target() -> tuple[str, str]:
 
 # The functions of schema beliefdb are this release's sql/: one an earlier release made and this one
 # does not (a signature since changed, a function since removed) would stay, callable with its old
-# behaviour. Each create or replace writes its function's catalog row again, so a function whose row
-# is the one it had before the files ran was not made by them, and is dropped; one that objects of
+# behaviour. Each create or replace writes its function's catalog row again (a new row version: a new
+# ctid, even in the transaction that created it, where xmin stays the same: a revision's function on a
+# fresh install), so a function whose row is the one it had before the files ran was not made by them,
+# and is dropped; one that objects of
 # the DBA's depend on is kept, with a warning (what a DBA reads: a script of migrate --sql prints no
 # notices). The grants come after (a revoke writes every function's row again).
 STALE_BEFORE = """\
 create temp table beliefdb_functions_before on commit drop as
-select p.oid, p.xmin::text as version
+select p.oid, p.xmin::text || '/' || p.ctid::text as version
   from pg_catalog.pg_proc p
  where p.pronamespace = 'beliefdb'::regnamespace
    and not exists (select from pg_catalog.pg_depend d
@@ -75,7 +77,7 @@ begin
     for v_function in
         select p.oid::regprocedure
           from pg_catalog.pg_proc p
-          join pg_temp.beliefdb_functions_before b on b.oid = p.oid and b.version = p.xmin::text
+          join pg_temp.beliefdb_functions_before b on b.oid = p.oid and b.version = p.xmin::text || '/' || p.ctid::text
     loop
         begin
             execute pg_catalog.format('drop routine %s', v_function);
