@@ -294,3 +294,48 @@ def test_a_schema_only_dump_is_no_beliefdb_as_dba_md_says(db_url: str, owners_em
     assert '`type "node_kind" already exists`' in text
     with pytest.raises(BeliefDBError, match='type "node_kind" already exists'):
         migrate.upgrade(superuser_url)
+
+
+def test_db_restore_by_an_owner_that_is_no_superuser_says_what_to_do_and_restores_once_pgvector_is_there(
+        cli: Cli, db_url: str, owners_empty_database: tuple[str, str, str], tmp_path: Path) -> None:
+    """``beliefdb db restore`` as a database's owner that is no superuser failed "pg_restore failed: ... permission
+    denied to create extension "vector"" (code error); once a superuser had created pgvector as docs/dba.md says,
+    "schema "beliefdb_ext" already exists". The first says what to do; the second restores, leaving out the
+    entries of the extension that is already there (dba.md's pg_restore -L recipe). A dump of a database holding
+    a table that owner may not read says the documented way out."""
+    role, superuser_url, owner_url = owners_empty_database
+    with psycopg.connect(superuser_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("grant beliefdb_app, beliefdb_clock to {}").format(sql.Identifier(role)))
+        schema = conn.execute("select n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace"
+                              " where e.extname = 'vector'").fetchone()
+    doc = tmp_path / "policy.md"
+    doc.write_text(Q7 + "\n", encoding="utf-8")
+    cli("ingest", doc, "--no-embed")
+    dump = tmp_path / "beliefdb.dump"
+    cli("db", "dump", dump)
+    with psycopg.connect(db_url) as conn:
+        where = conn.execute("select n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace"
+                             " where e.extname = 'vector'").fetchone()
+    assert where is not None and schema is None
+    refused = cli.error("db", "restore", dump, "--db", owner_url, code="extension_conflict")
+    assert refused["message"] == (
+        f"the dump creates the extension vector, and {role} may not create it (pgvector is not a trusted extension)"
+        f" (hint: a superuser creates it first in this database, in the schema the dump has it in: \"create schema"
+        f" {where[0]} authorization {role}; create extension vector schema {where[0]}\", or ask your provider to"
+        " enable pgvector; then restore again: docs/dba.md, \"Backup and restore\")")
+    assert cli.one_line_error("db", "restore", dump, "--db", owner_url).startswith("error: the dump creates")
+    with psycopg.connect(owner_url) as conn:
+        assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,)
+    with psycopg.connect(superuser_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create schema {} authorization {}").format(sql.Identifier(where[0]),
+                                                                         sql.Identifier(role)))
+        conn.execute(sql.SQL("create extension vector schema {}").format(sql.Identifier(where[0])))
+    restored = cli.json("db", "restore", dump, "--db", owner_url)
+    assert restored["ok"] and [c["events"] > 1 for c in restored["chains"]] == [True]
+    assert len(Cli({"BELIEFDB_URL": owner_url}).json("beliefs")) == 1
+    with psycopg.connect(superuser_url, autocommit=True) as conn:
+        conn.execute("create table public.payroll (salary integer)")
+    denied = cli.error("db", "dump", tmp_path / "again.dump", "--db", owner_url, code="permission_denied")
+    assert denied["message"] == (
+        "pg_dump failed: permission denied for table payroll (hint: dump as a superuser, or a superuser runs"
+        f" \"grant pg_read_all_data to {role}\" first: docs/operations.md, \"Backups and restores\")")

@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
@@ -68,11 +69,18 @@ def _run(program: str, *args: str) -> str:
     return done.stdout
 
 
-def _installed(url: str) -> bool:
+class _Target(NamedTuple):
+    installed: bool  # beliefdb's schema is there
+    user: str
+    extensions: dict[str, str]  # each extension the database has, with its schema
+
+
+def _target(url: str) -> _Target:
     # (the first connection of a dump: a server that is down is said as every command says it)
     with translated_errors(), connect(url, autocommit=True, timeout=PROBE_TIMEOUT) as conn:
         row = conn.execute(Q.beliefdb_schema_exists).fetchone()
-    return bool(row and row[0])
+    assert row is not None
+    return _Target(bool(row[0]), str(row[1]), dict(row[2]))
 
 
 def dump_target(file: Path, *, overwrite: bool = False) -> Path:
@@ -92,20 +100,30 @@ def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
     """Write the database of ``url`` to ``file`` in pg_dump's custom format. The dump goes to a
     ``.partial`` file first and takes the name only when complete: ``file`` is never half-written."""
     file = dump_target(file, overwrite=overwrite)
-    if not _installed(url):
+    target = _target(url)
+    if not target.installed:
         raise errors.DatabaseUnavailable("beliefdb is not installed in this database: there is nothing to dump")
     partial = file.with_name(file.name + ".partial")
     try:
         with _client_conninfo(url) as conninfo:
-            _run("pg_dump", "--format=custom", "--file", str(partial), "--dbname", conninfo)
+            try:
+                _run("pg_dump", "--format=custom", "--file", str(partial), "--dbname", conninfo)
+            except errors.BeliefDBError as exc:
+                denied = re.search(r"permission denied for (?:table|sequence|schema|large object) \S+", exc.message)
+                if denied is None:
+                    raise
+                raise errors.PermissionDenied(
+                    f"pg_dump failed: {denied.group(0)} (hint: dump as a superuser, or a superuser runs \"grant"
+                    f" pg_read_all_data to {target.user}\" first: docs/operations.md, \"Backups and restores\")"
+                    ) from exc
         partial.replace(file)
     finally:
         partial.unlink(missing_ok=True)
     return Dumped(file=file, bytes=file.stat().st_size, pg_dump=_run("pg_dump", "--version").strip())
 
 
-def check_archive(file: Path) -> None:
-    """Refuse, before any database is touched, what is no file or no beliefdb dump."""
+def check_archive(file: Path) -> str:
+    """Refuse, before any database is touched, what is no file or no beliefdb dump; its table of contents."""
     if not file.is_file():
         raise errors.NotFound(f"no such file: {file}")
     try:
@@ -116,6 +134,44 @@ def check_archive(file: Path) -> None:
     # a table-of-contents line: "16; 2615 16385 SCHEMA - beliefdb OWNER"
     if not re.search(r"^\d+; \d+ \d+ SCHEMA - beliefdb( |$)", listing, flags=re.MULTILINE):
         raise errors.InvalidInput(f"{file} holds no beliefdb schema: it is a dump of another database")
+    return listing
+
+
+def _without_present_extensions(listing: str, extensions: dict[str, str]) -> str:
+    """The table of contents without what a superuser made already for an owner that is no superuser (docs/dba.md,
+    "Backup and restore"): the schema an extension the database has is in, which would already exist, and the
+    extension's comment, which only its owner may set."""
+    skipped = {f"SCHEMA - {schema}" for schema in extensions.values()} | {
+        f"COMMENT - EXTENSION {name}" for name in extensions}
+    # a table-of-contents line: "3; 2615 16386 SCHEMA - beliefdb_ext postgres", "4; 0 0 COMMENT - EXTENSION vector "
+    return "".join(line for line in listing.splitlines(keepends=True) if not any(_is(line, entry) for entry in skipped))
+
+
+def _is(line: str, entry: str) -> bool:
+    """Whether a line of ``pg_restore --list`` is ``entry`` ("SCHEMA - beliefdb_ext"), whoever owns it."""
+    return re.match(rf"^\d+; \d+ \d+ {re.escape(entry)}( |$)", line) is not None
+
+
+def _extension_refused(file: Path, listing: str, user: str, said: str) -> errors.ExtensionConflict:
+    """What an owner that is no superuser is told when the dump's create extension is refused: what a
+    superuser runs first, in the schema the dump has the extension in."""
+    name = re.search(r'permission denied to create extension "([^"]+)"', said)
+    extension = name.group(1) if name else "vector"
+    line = next((entry for entry in listing.splitlines() if _is(entry, f"EXTENSION - {extension}")), None)
+    schema = None
+    if line is not None:
+        with tempfile.TemporaryDirectory(prefix="beliefdb-") as folder:
+            (Path(folder) / "extension.list").write_text(line + "\n", encoding="utf-8")
+            found = re.search(r"WITH SCHEMA (\S+);", _run("pg_restore", "-L", str(Path(folder) / "extension.list"),
+                                                          "-f", "-", str(file)))
+            schema = found.group(1) if found else None
+    made = (f"\"create schema {schema} authorization {user}; create extension {extension} schema {schema}\""
+            if schema else f"\"create extension {extension}\"")
+    friendly = "pgvector" if extension == "vector" else extension
+    return errors.ExtensionConflict(
+        f"the dump creates the extension {extension}, and {user} may not create it ({friendly} is not a trusted"
+        f" extension) (hint: a superuser creates it first in this database, in the schema the dump has it in: {made},"
+        f" or ask your provider to enable {friendly}; then restore again: docs/dba.md, \"Backup and restore\")")
 
 
 def verify_chains(url: str) -> list[ChainCheck]:
@@ -132,17 +188,27 @@ def restore(url: str, file: Path, *, clean: bool = False) -> Restored:
     database already holds beliefdb, unless ``clean``: then the restore replaces what the dump holds,
     in the same one transaction."""
     file = file.expanduser().absolute()
-    check_archive(file)
-    if _installed(url) and not clean:
+    listing = check_archive(file)
+    target = _target(url)
+    if target.installed and not clean:
         raise errors.DatabaseNotEmpty(
             "this database already holds beliefdb: restore into an empty database (e.g. a new"
             f" {errors.argument('home')}), or add {errors.argument('clean', True)} to replace what it holds with"
             " the dump")
     create_roles(url, again=errors.spelled("beliefdb.api.restore_database()", "beliefdb db restore"))
     options = ["--clean", "--if-exists"] if clean else []
-    with _client_conninfo(url) as conninfo:
-        _run("pg_restore", *options, "--no-owner", "--single-transaction", "--exit-on-error",
-             "--dbname", conninfo, str(file))
+    with _client_conninfo(url) as conninfo, tempfile.TemporaryDirectory(prefix="beliefdb-") as folder:
+        kept = listing if clean else _without_present_extensions(listing, target.extensions)
+        if kept != listing:
+            (Path(folder) / "restore.list").write_text(kept, encoding="utf-8")
+            options += ["-L", str(Path(folder) / "restore.list")]
+        try:
+            _run("pg_restore", *options, "--no-owner", "--single-transaction", "--exit-on-error",
+                 "--dbname", conninfo, str(file))
+        except errors.BeliefDBError as exc:
+            if "permission denied to create extension" not in exc.message:
+                raise
+            raise _extension_refused(file, listing, target.user, exc.message) from exc
     before = current_revision(url)
     after = before if before is not None and is_current(url) else upgrade(url)[1]
     chains = verify_chains(url)

@@ -344,8 +344,12 @@ select s.name, s.source, pg_catalog.current_setting(s.name), session_user::text,
 select pg_catalog.set_config('beliefdb.again', %s, true);
 
 -- beliefdb_schema_exists --
--- Whether the database holds beliefdb's schema (a restore goes into a database without it)
-select to_regnamespace('beliefdb') is not null;
+-- Whether the database holds beliefdb's schema (a restore goes into a database without it), the
+-- session's user, and the extensions the database has, each with its schema
+select to_regnamespace('beliefdb') is not null, current_user::text,
+       coalesce((select pg_catalog.jsonb_object_agg(e.extname, n.nspname)
+                   from pg_catalog.pg_extension e
+                   join pg_catalog.pg_namespace n on n.oid = e.extnamespace), '{}'::jsonb);
 
 -- audit_verify_every_workspace --
 -- Every workspace's audit chain verified (rule 12), by name: as the schema owner, after a restore
