@@ -363,7 +363,7 @@ def test_migrate_says_who_must_create_an_extension(login_role: str, new_db: Call
     assert refused["message"] == (
         f"beliefdb needs the extension vector, and {login_role} may not create it "
         "(hint: a superuser runs \"create extension vector\" once, in any schema (beliefdb uses it where it is), "
-        "then beliefdb migrate again)")
+        "or ask your provider to enable pgvector; then beliefdb migrate again)")
     line = cli.one_line_error("migrate")
     assert line == f"error: {refused['message']}"
     assert rows(url, "select nspname from pg_catalog.pg_namespace where nspname like 'beliefdb%'") == []

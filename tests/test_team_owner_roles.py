@@ -169,6 +169,31 @@ def test_agent_create_says_which_right_the_owner_lacks(granted_owner: str, embed
     cli("agent", "drop", "agent_of_a_team")
 
 
+@pytest.mark.parametrize("has", ["createrole", "admin option"])
+def test_agent_create_says_only_the_right_the_owner_lacks(granted_owner: str, embedded_server: EmbeddedServer,
+                                                          has: str) -> None:
+    """An owner with createrole but beliefdb_app granted without the admin option (as a superuser grants it,
+    docs/dba.md) was told to have a superuser run "alter role X createrole" too, which it has; and the other
+    way round. The hint names what is missing only."""
+    role = str(psycopg.conninfo.conninfo_to_dict(granted_owner)["user"])
+    admin = embedded_server.status().url
+    assert admin is not None
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if has == "createrole":
+            conn.execute(sql.SQL("alter role {} createrole").format(sql.Identifier(role)))
+        else:
+            conn.execute(sql.SQL("grant beliefdb_app to {} with admin option").format(sql.Identifier(role)))
+    cli = Cli({"BELIEFDB_URL": granted_owner})
+    refused = cli.error("agent", "create", "agent_of_a_team", "-w", "default", code="permission_denied")
+    runs = (f"\"grant beliefdb_app to {role} with admin option\"" if has == "createrole"
+            else f"\"alter role {role} createrole\"")
+    assert refused["message"].startswith(
+        f"creating an agent's login makes a login role in beliefdb_app, and {role} may not: "), refused["message"]
+    assert refused["message"].endswith(
+        f" (hint: run 'beliefdb agent create' as a superuser, or a superuser runs {runs} once)"), refused["message"]
+    assert cli.json("agent", "list") == []
+
+
 @pytest.fixture
 def app_login(db_url: str) -> Iterator[str]:
     """The application's own login, as docs/dba.md advises (a member of beliefdb_app and nothing else)."""

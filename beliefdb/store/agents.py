@@ -102,11 +102,7 @@ def create_agent(url: str, name: str, workspace: str, password: str | None = Non
             _audit(conn, found[0], "agent.create", name)
     except errors.PermissionDenied as exc:
         if owner is not None:
-            # the schema's owner, without createrole (or, from PostgreSQL 16, the admin option on beliefdb_app)
-            raise errors.PermissionDenied(
-                f"creating an agent's login makes a login role in {APP_ROLE}, and {owner} may not: {exc.message}"
-                f" (hint: run 'beliefdb agent create' as a superuser, or a superuser runs \"alter role {owner}"
-                f" createrole\" and \"grant {APP_ROLE} to {owner} with admin option\" once)") from exc
+            raise _create_refused(url, owner, exc) from exc
         raise _as_owner("creating an agent's login", exc) from exc
     assert row is not None
     return AgentCreated(name=name, workspace=workspace, workspace_id=found[0], created_at=row[0], password=chosen,
@@ -180,6 +176,22 @@ def drop_agent(url: str, name: str) -> AgentLogin:
             raise
         raise _as_owner("dropping an agent's login", exc) from exc
     return found[0]
+
+
+def _create_refused(url: str, owner: str, exc: errors.PermissionDenied) -> errors.PermissionDenied:
+    """Why the schema's owner may not make an agent's role: it takes createrole and, from PostgreSQL 16, the
+    admin option on beliefdb_app (which a superuser's plain grant does not give): the hint names what it lacks."""
+    with _owner_connection(url) as conn, translated_errors():
+        app = conn.execute(Q.role_oid, (APP_ROLE,)).fetchone()
+        rights = conn.execute(Q.role_rights, (app[0],)).fetchone() if app is not None else None
+    createrole, admin = (bool(rights[0]), bool(rights[1])) if rights is not None else (False, False)
+    runs = ([] if createrole else [f"\"alter role {owner} createrole\""]) + (
+        [] if admin else [f"\"grant {APP_ROLE} to {owner} with admin option\""])
+    if not runs:  # (refused for another reason: both, as the server's message says the rest)
+        runs = [f"\"alter role {owner} createrole\"", f"\"grant {APP_ROLE} to {owner} with admin option\""]
+    return errors.PermissionDenied(
+        f"creating an agent's login makes a login role in {APP_ROLE}, and {owner} may not: {exc.message}"
+        f" (hint: run 'beliefdb agent create' as a superuser, or a superuser runs {' and '.join(runs)} once)")
 
 
 def _role_refused(conn: psycopg.Connection[Any], name: str, oid: Any,

@@ -29,7 +29,8 @@ begin
             raise exception 'beliefdb needs the extension %, and % may not create it', v_name, current_user
                 using errcode = 'object_not_in_prerequisite_state',
                       hint = pg_catalog.format('a superuser runs "create extension %s" once, in any schema (beliefdb '
-                                               'uses it where it is), then beliefdb migrate again', v_name);
+                                               'uses it where it is), or ask your provider to enable %s; then beliefdb '
+                                               'migrate again', v_name, case v_name when 'vector' then 'pgvector' else v_name end);
         end;
     end loop;
 
