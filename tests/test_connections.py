@@ -245,6 +245,24 @@ def test_a_timeout_names_the_value_in_force_and_who_set_it(db_url: str, postgres
         _set_for(postgresql, "alter database {database} reset lock_timeout")
 
 
+@pytest.mark.robustness
+def test_a_migration_that_cannot_read_the_schema_version_says_why_in_words(
+        cli: Cli, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A migration's lock timeout of the URL's options (the caller's own word wins there) ran out reading the
+    version table: "cannot read the schema version: (psycopg.errors.LockNotAvailable) canceling statement due to
+    lock timeout", a Python class name, and no word of the setting in force. It is said as every timeout is."""
+    url = make_conninfo(db_url, options="-c lock_timeout=100")
+    postgresql.execute("lock table beliefdb.alembic_version in access exclusive mode")
+    try:
+        err = cli.error("migrate", "--db", url, code="workspace_busy")
+    finally:
+        postgresql.rollback()
+    assert err["message"].startswith("cannot read the schema version: "), err["message"]
+    assert "psycopg" not in err["message"]
+    assert "lock_timeout 100ms, set by the connection's options (or PGOPTIONS), wins over BELIEFDB_LOCK_TIMEOUT" \
+        in err["message"], err["message"]
+
+
 # --- a client killed mid-change ----------------------------------------------------------------------
 
 

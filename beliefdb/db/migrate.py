@@ -214,6 +214,11 @@ def current_revision(url: str) -> str | None:
         cause = getattr(exc, "orig", None)
         if isinstance(cause, psycopg.Error) and cause.sqlstate == "42501":
             raise _not_the_owner(cause) from exc
+        if isinstance(cause, psycopg.Error):  # (said as the server's errors are, not as SQLAlchemy prints them)
+            error = translate(cause)
+            error.message = f"cannot read the schema version: {error.message}"
+            error.args = (error.message,)
+            raise error from exc
         raise DatabaseUnavailable(conninfo.masked(f"cannot read the schema version: {exc}".splitlines()[0])) from exc
     finally:
         engine.dispose()

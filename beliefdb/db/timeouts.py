@@ -54,12 +54,10 @@ def apply(conn: psycopg.Connection[Any], values: dict[str, str], *, migration: b
     rows = conn.execute(Q.session_settings, (forced, list(values), list(values.values()))).fetchall()
     if not conn.autocommit:
         conn.commit()
-    for name, source, value, user, _ in rows:
-        if name in forced:
-            continue
-        if source in _SET_BY and name in VARIABLES:
+    for name, source, value, user, applied in rows:
+        if applied is None and name in VARIABLES:  # kept: the connection's or a DBA's
             _kept[name] = f"{name} {value}, {_SET_BY[source].format(user=user)}, wins over {VARIABLES[name]}"
-        else:
+        elif name not in forced:  # (a migration's 0 says nothing of the other sessions)
             _kept.pop(name, None)
 
 
