@@ -84,3 +84,36 @@ def test_the_same_statement_said_again_later_is_answered_once(bdb: beliefdb.Beli
     assert [(b.value, b.status) for b in lisbon] == [("Lisbon", "current")] * 2
     answers = [(a.belief.attribute, a.belief.value) for a in bdb.ask("where does maya live?", k=5).beliefs]
     assert answers.count(("lives_in", "Lisbon")) == 1 and ("job", "nurse") in answers
+
+
+def test_a_move_from_a_city_given_in_an_earlier_conversation_replaces_it(bdb: beliefdb.BeliefDB) -> None:
+    # "I moved from Bonn to Kiel" in a later session made Bonn the past value again (expired, valid until
+    # the turn) beside the Bonn the speaker gave in the first session: the speaker gave it before
+    bdb.ingest_conversation([Turn("ute", "I live in Bonn.", day(0))], source="mv-2", embed=False)
+    report = bdb.remember_turn("mv-3", "ute", "I moved from Bonn to Kiel.", time=day(30), embed=False)
+    assert [(a.attribute, a.value) for a in report.accepted] == [("lives_in", "Kiel")]
+    assert sorted((b.value, b.status) for b in bdb.beliefs(subject="ute", include_all=True)) == [
+        ("Bonn", "superseded"), ("Kiel", "current")]
+    # a whole conversation ingested says the same, and so does a document that gave the city
+    bdb.ingest_conversation([Turn("ute", "I moved from Bonn to Kiel.", day(30))], source="mv-4", embed=False)
+    bdb.remember("Ola lives in Oslo.", "ola", "lives_in", "Oslo", "Ola lives in Oslo.", source="people",
+                 text="Ola lives in Oslo.")
+    bdb.ingest_conversation([Turn("ola", "I moved from Oslo to Kiel.", day(30))], source="mv-5", embed=False)
+    assert sorted((b.value, b.status) for b in bdb.beliefs(subject="ute", include_all=True)) == [
+        ("Bonn", "superseded"), ("Kiel", "current")]
+    assert sorted((b.value, b.status) for b in bdb.beliefs(subject="ola", include_all=True)) == [
+        ("Kiel", "current"), ("Oslo", "superseded")]
+
+
+def test_a_move_from_a_city_given_only_by_someone_else_or_later_keeps_the_past_value(
+        bdb: beliefdb.BeliefDB) -> None:
+    # a role's user is someone else in each conversation: another session's user gave no city of this one's
+    bdb.ingest_conversation([Turn("user", "I live in Bonn.", day(0))], source="s-1", embed=False)
+    bdb.ingest_conversation([Turn("user", "I moved from Bonn to Kiel.", day(30))], source="s-2", embed=False)
+    assert sorted((b.value, b.status, dict(b.scope)["conversation"]) for b in bdb.beliefs(include_all=True)) == [
+        ("Bonn", "current", "s-1"), ("Bonn", "expired", "s-2"), ("Kiel", "current", "s-2")]
+    # a city said to be home only after the move was not given before it: where the speaker lived until then
+    bdb.ingest_conversation([Turn("eva", "I live in Bonn.", day(90))], source="e-1", embed=False)
+    bdb.ingest_conversation([Turn("eva", "I moved from Bonn to Kiel.", day(30))], source="e-2", embed=False)
+    assert sorted((b.value, b.status) for b in bdb.beliefs(subject="eva", include_all=True)) == [
+        ("Bonn", "current"), ("Bonn", "expired"), ("Kiel", "superseded")]

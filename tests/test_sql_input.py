@@ -305,3 +305,12 @@ def test_recall_refuses_a_scope_the_library_refuses_naming_the_condition(agent: 
         found = agent.execute("select belief_id from beliefdb.recall('hello', p_scope => %s::jsonb)",
                               (None if fine is None else json.dumps(fine),)).fetchall()
         assert len(found) == 1, (fine, found)
+
+
+def test_a_claims_unless_given_that_is_no_boolean_is_refused_naming_it(agent: psycopg.Connection[Any]) -> None:
+    """unless_given (a past value inferred, stored only when the workspace never gave it: _not_given_before) is
+    true, false or null; "yes" would have been taken as false, silently."""
+    message = _refused(agent, "select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)",
+                       (TEXT, json.dumps([CLAIM, {**CLAIM, "unless_given": "yes"}])))
+    assert message.startswith("claim 2: unless_given is true, false or null, not a string"), message
+    assert _written(agent) == (0, 0, 0, 0)

@@ -134,7 +134,7 @@ def claim_json(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
         "value": candidate.value, "quote": candidate.quote, "start": start, "end": end,
         "kind": candidate.kind, "scope": dict(candidate.scope),
         "valid_from": candidate.valid_from, "valid_to": candidate.valid_to,
-    }
+    } | ({"unless_given": True} if candidate.unless_given else {})
 
 
 def rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]]:

@@ -34,6 +34,8 @@ class Candidate:
     """A proposed belief with its exact quote (offsets when the extractor knows them).
 
     ``scope`` is stored as a read-only copy and left out of the hash, so candidates stay hashable.
+    ``unless_given``: a past value inferred, not said ("I moved from W to X": W until the turn), which the
+    database stores only when the workspace never gave the subject that value before (``beliefdb._add_claims``).
     Nothing is validated here: the evidence gate and the ingest step report what is wrong.
     """
 
@@ -48,6 +50,7 @@ class Candidate:
     valid_to: str | None = None
     start: int | None = None
     end: int | None = None
+    unless_given: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scope", MappingProxyType(dict(self.scope)))

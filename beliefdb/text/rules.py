@@ -234,7 +234,8 @@ class RuleExtractor(Extractor):
                 swap = replacement(sentence) if short else None
                 found = self_statement(sentence) if short else None
                 # "I moved from X to Y": where the speaker lives (whatever else X was: "I'm from X"), and X,
-                # never given as where the speaker lives, where the speaker lived until then
+                # never given as where the speaker lives, where the speaker lived until then (unless_given: nor
+                # in another source of the workspace, which the database knows of)
                 moved = swap is not None and found is not None and found[0] == "lives_in"
                 left = swap[0] if swap is not None and moved and turn.time is not None \
                     and said.get((subject, swap[0].casefold())) != "lives_in" else None
@@ -283,7 +284,8 @@ class RuleExtractor(Extractor):
                 if left is not None and turn.time is not None:  # (valid until the turn: expired, never a rival)
                     kept[(subject, "lives_in\0before")] = replace(on_turn(Candidate(
                         statement=f"{turn.speaker}: {sentence}", subject=subject, attribute="lives_in", value=left,
-                        quote=sentence), text, turn), valid_from=None, valid_to=turn.time.isoformat())
+                        quote=sentence), text, turn), valid_from=None, valid_to=turn.time.isoformat(),
+                        unless_given=True)
             # a role's own claims: the user's scoped to this conversation, none of the assistant's of itself
             roles = {speaker_subject(turn.speaker)}
             kept = {k: said_so for k, c in kept.items() if (said_so := as_said(c, roles, source_name)) is not None}

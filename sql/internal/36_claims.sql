@@ -90,8 +90,9 @@ comment on function beliefdb._moment_problem(text, text) is 'The words for a tex
 -- anything is written: an array of objects, each with statement, subject and attribute (non-empty
 -- strings), value (a string, may be empty), quote (a non-empty string), start and end (whole numbers
 -- from 0, end after start), and optionally kind (a belief kind), scope (an object of named text
--- conditions) and valid_from and valid_to (timestamps, as text: beliefdb._is_timestamptz), as the
--- library's claims reader checks a line (beliefdb.store.ingest.parse_claim).
+-- conditions), valid_from and valid_to (timestamps, as text: beliefdb._is_timestamptz) and unless_given
+-- (a boolean: beliefdb._not_given_before), as the library's claims reader checks a line
+-- (beliefdb.store.ingest.parse_claim).
 -- The first problem is invalid_input (BD005) naming the claim (1 for the first) and the field (its
 -- DETAIL the two apart, {"claim", "problem"}, for a caller that names the claim otherwise); a
 -- quote that is not the text at its offsets is the gate's to reject (beliefdb._add_claims), not this.
@@ -136,6 +137,7 @@ begin
                         and coalesce(pg_catalog.jsonb_typeof(c.claim -> 'valid_to'), 'null') in ('string', 'null')
                         and coalesce(beliefdb._is_timestamptz(c.claim ->> 'valid_from'), true)
                         and coalesce(beliefdb._is_timestamptz(c.claim ->> 'valid_to'), true)
+                        and coalesce(pg_catalog.jsonb_typeof(c.claim -> 'unless_given'), 'null') in ('boolean', 'null')
                else false end
      order by c.n
      limit 1;
@@ -183,6 +185,8 @@ begin
                 then ': ' || beliefdb._moment_problem('valid_from', v_claim ->> 'valid_from')
             when not beliefdb._is_timestamptz(v_claim ->> 'valid_to')
                 then ': ' || beliefdb._moment_problem('valid_to', v_claim ->> 'valid_to')
+            when pg_catalog.jsonb_typeof(v_claim -> 'unless_given') not in ('boolean', 'null')
+                then ': unless_given is true, false or null, not ' || beliefdb._json_kind(v_claim -> 'unless_given')
         end;
     if v_problem is not null then
         -- (which claim and what is wrong with it, apart, for a caller that names the claim otherwise:
@@ -404,6 +408,38 @@ end
 $$;
 comment on function beliefdb._restat_ingest_tables(bigint) is 'Gather planner statistics of the tables an ingest grows, when it added more beliefs than the planner knows of (plans for a few rows read every row)';
 
+-- The claims less the past values inferred that the workspace gave before. A claim with "unless_given":
+-- true is a value inferred, not said (the rule extractor's W of "I moved from W to X": where the speaker
+-- lived until the turn); it is left out when a belief of the same world gives its subject and attribute
+-- that value (case aside) in its scope, holds or held it (current, conflicting, superseded, expired) and
+-- starts its valid time before the claim's ends: said in any conversation or document of the workspace,
+-- the value is there already, and the move supersedes it (rule 8) rather than adding a second, past one.
+-- A belief with the claim's own valid time is the claim itself (recorded before: unchanged, as any claim).
+create or replace function beliefdb._not_given_before(p_workspace_id uuid, p_world beliefdb.provenance, p_claims jsonb)
+returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case
+        when not coalesce(p_claims, '[]') @? '$[*] ? (@.unless_given == true)' then p_claims
+        else (select coalesce(jsonb_agg(x.claim order by x.n), '[]')
+                from jsonb_array_elements(p_claims) with ordinality as x (claim, n)
+               where x.claim -> 'unless_given' is distinct from 'true'
+                  or not exists (
+                         select from beliefdb.belief b
+                          where b.workspace_id = p_workspace_id
+                            and b.subject = x.claim ->> 'subject' and b.attribute = x.claim ->> 'attribute'
+                            and lower(b.value) = lower(x.claim ->> 'value')
+                            and b.scope = coalesce(x.claim -> 'scope', '{}') and b.provenance = p_world
+                            and b.status::text in ('current', 'conflicting', 'superseded', 'expired')
+                            and not (lower(b.valid_time) is not distinct from (x.claim ->> 'valid_from')::timestamptz
+                                     and upper(b.valid_time) is not distinct from (x.claim ->> 'valid_to')::timestamptz)
+                            and (lower_inf(b.valid_time) or x.claim ->> 'valid_to' is null
+                                 or lower(b.valid_time) < (x.claim ->> 'valid_to')::timestamptz)))
+    end
+$$;
+comment on function beliefdb._not_given_before(uuid, beliefdb.provenance, jsonb) is 'Claims less those marked unless_given (a past value inferred) whose value the workspace already gives the subject and attribute, in the scope and world, from before the claim''s valid time ends';
+
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
 -- valid_from, valid_to. Returns the outcome of each claim. A claim is one belief of the source's
@@ -467,6 +503,8 @@ begin
     end if;
     select u.claims, u.rejected into p_claims, p_rejected
       from beliefdb._believable(p_workspace_id, p_source_version_id, p_claims, p_rejected) u;
+    -- (a past value inferred that a belief of the workspace gives already: not a second one)
+    p_claims := beliefdb._not_given_before(p_workspace_id, v_world, p_claims);
     v_length := length(v_content);
 
     -- the text at every claim's offsets, read in one pass (a span that cannot be in the text: null)
