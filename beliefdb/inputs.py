@@ -366,6 +366,15 @@ def ids_of(ids: Any, name: str) -> list[UUID]:
     return listed
 
 
+def check_expect(expect: Any) -> str | None:
+    """``expect``, the fingerprint a preview gave (None: none), else InvalidInput: any other value is never one."""
+    if expect is None or (isinstance(expect, str) and expect.strip()):
+        return expect
+    got = ("a method: call it, fingerprint()" if callable(expect) else
+           "a blank one" if isinstance(expect, str) else type(expect).__name__)
+    raise InvalidInput(f"{argument('expect')} takes the fingerprint a preview gave (a str), not {got}")
+
+
 def refs_groups(groups: Any) -> list[Any]:
     """The non-empty groups of ``all_of`` (each checked by :func:`refs_of`); a group that is one id alone is
     refused there, as all_of itself given as one id is here."""

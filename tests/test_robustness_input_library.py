@@ -1,5 +1,6 @@
 """Bad input never crashes beliefdb or loses work (issue 22), in the library on an empty database: a
-valid time given as a datetime or text, a lone surrogate and a blank source name (the other cases, on a
+valid time given as a datetime or text, a lone surrogate, a blank source name, an ``expect`` that is no
+fingerprint and one text where a list is taken (the other cases, on a
 database holding a document, are in tests/test_robustness_input_api.py)."""
 
 from __future__ import annotations
@@ -55,3 +56,42 @@ def test_a_blank_source_name_is_invalid_input(name: str, bdb: beliefdb.BeliefDB,
         with pytest.raises(errors.InvalidInput, match="a source name is required"):
             call()
     assert row_counts(db_url) == before
+
+
+def test_an_expect_that_is_no_fingerprint_is_refused_naming_it(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """``forget(..., expect=p.fingerprint)`` (the method, not called) or a number was StalePreview, as if what
+    the preview showed had changed: what is wrong with the call is said before anything is looked up."""
+    bdb.ingest_text("Owner: Alice", source="chat-5", embed=False)
+    forgetting, retracting = bdb.forget(source="chat-5", preview=True), bdb.preview_retract(source="chat-5")
+    before = row_counts(db_url)
+    for bad, said in [(forgetting.fingerprint, r"not a method: call it, fingerprint\(\)"), (5, "not int"),
+                      ("  ", "not a blank one")]:
+        with pytest.raises(errors.InvalidInput, match=rf"^expect= takes the fingerprint a preview gave .*{said}"):
+            bdb.forget(source="chat-5", expect=bad)  # type: ignore[arg-type]
+        with pytest.raises(errors.InvalidInput, match=rf"^expect= takes the fingerprint a preview gave .*{said}"):
+            bdb.retract(source="chat-5", reason="wrong", expect=bad)  # type: ignore[arg-type]
+    assert row_counts(db_url) == before
+    assert bdb.retract(source="chat-5", reason="wrong", expect=retracting.fingerprint()).stopped_holding
+    assert bdb.forget(source="chat-5", preview=True).fingerprint() != forgetting.fingerprint()
+
+
+def test_one_text_where_a_list_is_taken_is_refused_naming_the_argument(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """``source_excerpts("chat-5")`` was read as a list of its characters ("invalid input syntax for type uuid:
+    "c""), as were record_step's ``supports`` and newest's ``subjects`` (an empty page); one (edge, node) pair
+    as ``inputs`` was a ValueError, and a list given to impact as one of its ids was looked for."""
+    report = bdb.ingest_text("Owner: Alice", source="chat-5", embed=False)
+    fragment = bdb.why(report.accepted[0].id).evidence[0].fragment_id
+    before = row_counts(db_url)
+    for call, said in [(lambda: bdb.source_excerpts("chat-5"), r"^fragments= takes a list of ids, not one str"),
+                       (lambda: bdb.source_excerpts(fragment), r"^fragments= takes a list of ids, not one UUID"),
+                       (lambda: bdb.source_excerpts(["chat-5"]), r"^fragments= takes whole ids: 'chat-5' is not one"),
+                       (lambda: bdb.record_step("observation", {}, task="t", supports=str(fragment)),
+                        r"^supports= takes a list of ids, not one str"),
+                       (lambda: bdb.record_step("observation", {}, task="t", inputs=("reads", str(fragment))),
+                        r"^inputs= takes a list of \(edge, node\) pairs, each a pair, not str"),
+                       (lambda: bdb.newest(subjects="chat_5"), r"^subjects= takes a list of subjects, each a str"),
+                       (lambda: bdb.impact(["chat-5"]), r"^impact takes ids .* each a str or a UUID, not list")]:
+        with pytest.raises(errors.InvalidInput, match=said):
+            call()  # type: ignore[no-untyped-call]
+    assert row_counts(db_url) == before
+    assert [e.fragment_id for e in bdb.source_excerpts([fragment])] == [fragment]

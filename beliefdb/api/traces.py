@@ -6,12 +6,13 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
 from beliefdb.db.connector import Database
-from beliefdb.errors import InvalidInput
+from beliefdb.errors import InvalidInput, argument
+from beliefdb.inputs import ids_of
 from beliefdb.models import RepairPlan, RepairResult, ReplayResult, Run, RunTrace, StepRecorded, TraceStep
 from beliefdb.store import repair, trace
 
@@ -38,6 +39,9 @@ class Traces:
         A memory_read step that reads beliefs is recorded only by :meth:`ask` and :meth:`why` with
         ``run`` (rule 19: a decision of the run may cite what it read, so a read nobody was shown
         cannot be written here). The arguments are checked before the run is looked up."""
+        if isinstance(supports, str | UUID):  # (one id alone, read as a list of its characters: refused)
+            ids_of(supports, "supports")
+        inputs = _pairs(inputs)
         if kind == "memory_read" and any(edge == "reads" for edge, _ in inputs):
             raise InvalidInput("a memory_read step's reads are recorded by ask and why given the run, not by"
                                       " record_step: a decision may cite only what the run was shown (rule 19)")
@@ -98,6 +102,16 @@ class Traces:
         """Re-run the plan's replay steps, in order, through ``executor`` (a callable per step kind): the
         repaired runs' owner or the principal that applied the repair only (else NotOwner)."""
         return repair.replay(self.database, repair_id, executor)
+
+
+def _pairs(inputs: Any) -> list[tuple[str, str | UUID]]:
+    """The (edge, node) pairs ``inputs`` lists, else InvalidInput naming the argument (one pair alone too)."""
+    listed: list[Any] = [inputs] if isinstance(inputs, str | UUID) or not isinstance(inputs, Iterable) else [*inputs]
+    wrong = next((p for p in listed if isinstance(p, str | bytes) or not isinstance(p, Sequence) or len(p) != 2), None)
+    if wrong is not None:
+        raise InvalidInput(f"{argument('inputs')} takes a list of (edge, node) pairs, each a pair, not"
+                           f" {type(wrong).__name__}: inputs=[('reads', node)]")
+    return [(edge, node) for edge, node in listed]
 
 
 def _uuid(node: str | UUID) -> UUID:

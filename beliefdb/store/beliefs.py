@@ -16,7 +16,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.inputs import check_cursor, check_moment
+from beliefdb.inputs import check_cursor, check_moment, check_text, ids_of
 from beliefdb.models import (
     Belief,
     BuiltOn,
@@ -81,10 +81,10 @@ def newest(db: Database, *, subjects: Sequence[str] | None = None, limit: int = 
     check_cursor(after)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise errors.InvalidInput(f"{errors.argument('offset')} must be a whole number, 0 or more, not {offset!r}")
+    subjects = subjects_of(subjects)
     if subjects is not None and not subjects:
         return []
-    params = {"subjects": list(subjects) if subjects is not None else None, "fixtures": include_fixtures,
-              "offset": offset, "limit": limit}
+    params = {"subjects": subjects, "fixtures": include_fixtures, "offset": offset, "limit": limit}
     with a_page(db, conn) as c:
         if after is None:
             return db.fetch_all(Belief, Q.newest_current_beliefs, params, c)
@@ -92,6 +92,18 @@ def newest(db: Database, *, subjects: Sequence[str] | None = None, limit: int = 
             raise errors.InvalidInput(f"{errors.argument('after')} and {errors.argument('offset')} do not go"
                                       " together: a page follows the last of the one before, or starts at an offset")
         return db.fetch_all(Belief, Q.newest_current_beliefs_after, {**params, "after": resolve(db, after, c)}, c)
+
+
+def subjects_of(subjects: Any) -> list[str] | None:
+    """The subjects a list the argument ``subjects`` takes names (None: no such condition), else InvalidInput: a
+    text alone is a sequence of its characters, one subject each."""
+    if subjects is None:
+        return None
+    listed = list(subjects) if not isinstance(subjects, str) and isinstance(subjects, Sequence) else None
+    if listed is None or not all(isinstance(s, str) for s in listed):
+        raise errors.InvalidInput(f"{errors.argument('subjects')} takes a list of subjects, each a str")
+    check_text(listed, errors.argument("subjects"))
+    return listed
 
 
 def subject_named(db: Database, subject: str, conn: psycopg.Connection[Any] | None = None) -> str:
@@ -206,6 +218,7 @@ def excerpts(db: Database, fragments: Sequence[UUID], *, context: int = 1000,
              conn: psycopg.Connection[Any] | None = None) -> list[SourceExcerpt]:
     """The text of each fragment's source version around it, ``context`` characters either side (a
     large document is never read whole), by source, version and offset."""
+    ids = ids_of(fragments, "fragments")
     if context < 0:
         raise errors.InvalidInput("context: give a number of characters, 0 or more")
-    return db.fetch_all(SourceExcerpt, Q.source_excerpts, {"ids": list(fragments), "context": context}, conn)
+    return db.fetch_all(SourceExcerpt, Q.source_excerpts, {"ids": ids, "context": context}, conn)

@@ -17,7 +17,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.inputs import check_moment
+from beliefdb.inputs import check_expect, check_moment
 from beliefdb.models import ConfidenceReport, Expired, Forgotten, OutcomeRecorded
 from beliefdb.store.statistics_turns import taking_turns
 from beliefdb.text.naming import speaker_subject
@@ -70,6 +70,7 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
     ``mask_mentions`` (a subject's alone): mask its name too where other speakers and documents wrote it in
     the stored source texts (the report's ``text_mentions``, listed either way) and in the texts waiting to be
     stored (``pending_mentions``: queued documents, proposed versions)."""
+    check_expect(expect)
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
         raise errors.InvalidInput("forget exactly one of source, subject or belief")
     if mask_mentions and subject is None:

@@ -19,7 +19,7 @@ from beliefdb import errors
 from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.inputs import check_integer, refs_of
+from beliefdb.inputs import check_expect, check_integer, refs_of
 from beliefdb.models import Changes, ImpactRow
 from beliefdb.store.beliefs import list_beliefs
 
@@ -46,6 +46,10 @@ def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[An
     """If these beliefs, fragments, decisions or sources stopped holding: the effects, nothing written."""
     if not refs:
         raise errors.InvalidInput("name at least one belief, fragment, decision or source")
+    wrong = next((ref for ref in refs if not isinstance(ref, str | UUID)), None)
+    if wrong is not None:  # (a list given as one of them: impact(*ids), not impact(ids))
+        raise errors.InvalidInput(f"impact takes ids (or unique prefixes) or source names, each a str or a UUID,"
+                                  f" not {type(wrong).__name__}: impact(*refs)")
     return db.fetch_all(ImpactRow, Q.impact, ([str(ref) for ref in refs],), conn)
 
 
@@ -57,6 +61,7 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
     holding the workspace's write lock, so no other writer changes it between the two, the preview is
     taken again and the retraction applied only if it is the same; else :class:`errors.StalePreview`
     and nothing is written."""
+    check_expect(expect)
     target, ref = _target(belief, fragment, source, version)
     if not undo and not reason.strip():
         raise errors.InvalidInput(f"a retraction needs {errors.argument('reason')}")

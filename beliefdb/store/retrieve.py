@@ -26,10 +26,10 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
-from beliefdb.inputs import check_moment, check_text, utc_day
+from beliefdb.inputs import check_moment, utc_day
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
 from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
-from beliefdb.store.beliefs import list_beliefs
+from beliefdb.store.beliefs import list_beliefs, subjects_of
 from beliefdb.store.vectors import WorkspaceModel
 from beliefdb.text.excerpts import excerpt
 
@@ -247,11 +247,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         raise errors.InvalidInput(f"{errors.argument('min_confidence')} must be between 0 and 1, not {min_confidence}")
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
-    if subjects is not None:  # (a text alone is a sequence of its characters: one subject each)
-        subjects = list(subjects) if not isinstance(subjects, str) and isinstance(subjects, Sequence) else None
-        if subjects is None or not all(isinstance(s, str) for s in subjects):
-            raise errors.InvalidInput(f"{errors.argument('subjects')} takes a list of subjects, each a str")
-        check_text(subjects, errors.argument("subjects"))
+    subjects = subjects_of(subjects)
     try:
         with db.transaction() as c:
             vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)
