@@ -105,6 +105,17 @@ def test_a_move_from_a_city_given_in_an_earlier_conversation_replaces_it(bdb: be
         ("Kiel", "current"), ("Oslo", "superseded")]
 
 
+def test_a_move_from_a_city_whose_time_ended_before_it_keeps_the_past_value(bdb: beliefdb.BeliefDB) -> None:
+    # (found by review) Oslo "until 2001" left the years up to the move untold: the move's past value was
+    # dropped all the same, so Oslo seemed to end in 2001 and Kiel to begin at the move, nothing between
+    bdb.remember("Ola lived in Oslo until 2001.", "ola", "lives_in", "Oslo", "Ola lived in Oslo until 2001.",
+                 source="people", text="Ola lived in Oslo until 2001.", valid_from="1990-01-01T00:00:00Z",
+                 valid_to="2001-01-01T00:00:00Z")
+    bdb.ingest_conversation([Turn("ola", "I moved from Oslo to Kiel.", day(30))], source="mv-6", embed=False)
+    assert sorted((b.value, b.status, b.valid_time.upper) for b in bdb.beliefs(subject="ola", include_all=True)) == [
+        ("Kiel", "current", None), ("Oslo", "expired", datetime(2001, 1, 1, tzinfo=UTC)), ("Oslo", "expired", day(30))]
+
+
 def test_a_move_from_a_city_given_only_by_someone_else_or_later_keeps_the_past_value(
         bdb: beliefdb.BeliefDB) -> None:
     # a role's user is someone else in each conversation: another session's user gave no city of this one's

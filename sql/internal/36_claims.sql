@@ -411,9 +411,11 @@ comment on function beliefdb._restat_ingest_tables(bigint) is 'Gather planner st
 -- The claims less the past values inferred that the workspace gave before. A claim with "unless_given":
 -- true is a value inferred, not said (the rule extractor's W of "I moved from W to X": where the speaker
 -- lived until the turn); it is left out when a belief of the same world gives its subject and attribute
--- that value (case aside) in its scope, holds or held it (current, conflicting, superseded, expired) and
--- starts its valid time before the claim's ends: said in any conversation or document of the workspace,
--- the value is there already, and the move supersedes it (rule 8) rather than adding a second, past one.
+-- that value (case aside) in its scope, holds or held it (current, conflicting, superseded; expired only
+-- when its valid time ran up to the claim's end at least) and starts its valid time before the claim's
+-- ends: said in any conversation or document of the workspace, the value is there already, and the move
+-- supersedes it (rule 8) rather than adding a second, past one. A value whose valid time ended before the
+-- move ("lived in Oslo until 2001") leaves the time up to the move untold: the claim stays.
 -- A belief with the claim's own valid time is the claim itself (recorded before: unchanged, as any claim).
 create or replace function beliefdb._not_given_before(p_workspace_id uuid, p_world beliefdb.provenance, p_claims jsonb)
 returns jsonb
@@ -431,14 +433,16 @@ as $$
                             and b.subject = x.claim ->> 'subject' and b.attribute = x.claim ->> 'attribute'
                             and lower(b.value) = lower(x.claim ->> 'value')
                             and b.scope = coalesce(x.claim -> 'scope', '{}') and b.provenance = p_world
-                            and b.status::text in ('current', 'conflicting', 'superseded', 'expired')
+                            and (b.status::text in ('current', 'conflicting', 'superseded')
+                                 or (b.status::text = 'expired' and x.claim ->> 'valid_to' is not null
+                                     and upper(b.valid_time) >= (x.claim ->> 'valid_to')::timestamptz))
                             and not (lower(b.valid_time) is not distinct from (x.claim ->> 'valid_from')::timestamptz
                                      and upper(b.valid_time) is not distinct from (x.claim ->> 'valid_to')::timestamptz)
                             and (lower_inf(b.valid_time) or x.claim ->> 'valid_to' is null
                                  or lower(b.valid_time) < (x.claim ->> 'valid_to')::timestamptz)))
     end
 $$;
-comment on function beliefdb._not_given_before(uuid, beliefdb.provenance, jsonb) is 'Claims less those marked unless_given (a past value inferred) whose value the workspace already gives the subject and attribute, in the scope and world, from before the claim''s valid time ends';
+comment on function beliefdb._not_given_before(uuid, beliefdb.provenance, jsonb) is 'Claims less those marked unless_given (a past value inferred) whose value the workspace already gives the subject and attribute, in the scope and world, from before the claim''s valid time ends (an expired one only when it ran up to the claim''s end)';
 
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
