@@ -236,6 +236,16 @@ def test_a_timeout_names_the_value_in_force_and_who_set_it(db_url: str, postgres
             db.scalar("select pg_sleep(2)")
         assert "(statement_timeout 150ms, set by the connection's options (or PGOPTIONS), wins over" \
                " BELIEFDB_STATEMENT_TIMEOUT; nothing was changed" in caught.value.message, caught.value.message
+        # (found by review) another memory of the same database opened since, with beliefdb's own value: each
+        # says its own (the last one opened named its settings for both)
+        with Database(make_conninfo(db_url, options="-c statement_timeout=150")) as db, Database(db_url) as plain:
+            plain.scalar("select 1")
+            with pytest.raises(errors.DatabaseUnavailable) as caught:
+                db.scalar("select pg_sleep(2)")
+            assert "statement_timeout 150ms, set by the connection's options" in caught.value.message
+            with pytest.raises(errors.DatabaseUnavailable) as caught:
+                plain.scalar("set local statement_timeout = 100; select pg_sleep(2)")
+            assert "(BELIEFDB_STATEMENT_TIMEOUT; nothing was changed" in caught.value.message, caught.value.message
         monkeypatch.setenv("BELIEFDB_STATEMENT_TIMEOUT", "0.15")
         with Database(db_url) as db, pytest.raises(errors.DatabaseUnavailable) as caught:  # beliefdb's own again
             db.scalar("select pg_sleep(2)")

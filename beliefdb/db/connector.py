@@ -329,6 +329,7 @@ class Database:
             raise errors.DatabaseUnavailable("this BeliefDB is closed (its with block ended, or close() was"
                                              " called): open another")
         with translated_errors(), self._pool.connection() as conn:
+            timeouts.using(conn)
             with conn.transaction():
                 try:
                     locked = conn.execute(Q.expire_first).fetchone()

@@ -6,6 +6,7 @@ is not beliefdb's (:func:`named`)."""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 import psycopg
@@ -22,9 +23,19 @@ VARIABLES = {"statement_timeout": "BELIEFDB_STATEMENT_TIMEOUT", "lock_timeout": 
 _SET_BY = {"client": "set by the connection's options (or PGOPTIONS)", "user": "set for role {user}",
            "database": "set for this database", "database user": "set for role {user} in this database"}
 
-# the settings the sessions this process configured last kept from elsewhere, each as its errors say it
-# (one process talks to one database as one user; a session's error does not say which it was)
-_kept: dict[str, str] = {}
+# the settings the sessions of each server, database, user and options kept from elsewhere, each as its errors say it
+# (a process may hold memories of one database as several users: an owner and agents' logins), and the
+# session this thread (or task) used last, whose error is being said (psycopg's errors do not name it)
+_kept: dict[tuple[bytes, ...], dict[str, str]] = {}
+_last: ContextVar[tuple[bytes, ...]] = ContextVar("beliefdb_last_session", default=())
+
+
+def _whose(pgconn: Any) -> tuple[bytes, ...] | None:
+    """The server, database, user and options of a libpq connection (None when it cannot say: closed)."""
+    try:
+        return (pgconn.host, pgconn.port, pgconn.db, pgconn.user, pgconn.options)
+    except psycopg.Error:
+        return None
 
 
 def _ms(seconds: float) -> str:
@@ -54,16 +65,24 @@ def apply(conn: psycopg.Connection[Any], values: dict[str, str], *, migration: b
     rows = conn.execute(Q.session_settings, (forced, list(values), list(values.values()))).fetchall()
     if not conn.autocommit:
         conn.commit()
+    kept = _kept.setdefault(using(conn), {})
     for name, source, value, user, applied in rows:
         if applied is None and name in VARIABLES:  # kept: the connection's or a DBA's
-            _kept[name] = f"{name} {value}, {_SET_BY[source].format(user=user)}, wins over {VARIABLES[name]}"
+            kept[name] = f"{name} {value}, {_SET_BY[source].format(user=user)}, wins over {VARIABLES[name]}"
         elif name not in forced:  # (a migration's 0 says nothing of the other sessions)
-            _kept.pop(name, None)
+            kept.pop(name, None)
+
+
+def using(conn: psycopg.Connection[Any]) -> tuple[bytes, ...]:
+    """Note that this thread (or task) uses ``conn`` now: a timeout's error is then said with its settings."""
+    whose = _whose(conn.pgconn) or ()
+    _last.set(whose)
+    return whose
 
 
 def named(setting: str) -> str:
     """What a timeout's error names: the BELIEFDB_* variable behind ``setting``, or, when the session kept
     another value (the connection's options, a DBA's for the role or the database), that value and where it
     came from: ``statement_timeout 1ms, set for role app_owner in this database, wins over
-    BELIEFDB_STATEMENT_TIMEOUT``."""
-    return _kept.get(setting, VARIABLES[setting])
+    BELIEFDB_STATEMENT_TIMEOUT`` (of the server, database, user and options of the session this thread used last)."""
+    return _kept.get(_last.get(), {}).get(setting, VARIABLES[setting])
