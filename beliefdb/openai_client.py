@@ -1,7 +1,8 @@
 """One HTTP client for the OpenAI-compatible endpoints beliefdb calls (``/embeddings`` for the openai
 embedder, ``/chat/completions`` for the llm extractor), on ``httpx``.
 
-A call is one JSON ``POST {base_url}/{path}`` whose whole answer must come within the timeout and be at most
+A call is one JSON ``POST {base_url}/{path}`` whose whole answer must come within the timeout (checked as it
+arrives, each read waiting the timeout at most: within about twice it in all) and be at most
 :data:`MAX_ANSWER_BYTES` long and, when there is a key,
 ``Authorization: Bearer …`` (a user part of the URL goes as HTTP Basic auth, as httpx sends it, and is in no
 URL httpx logs nor an error names: :func:`beliefdb.settings.masked_url`). HTTP 429 and 5xx, timeouts and
@@ -243,6 +244,9 @@ class OpenAIClient:
         shown = masked_url(url)
         if self.api_key and not self.api_key.isascii():
             raise Refused(shown, "the API key is not ASCII text, which an HTTP header cannot carry")
+        if self.api_key and not self.api_key.isprintable():
+            raise Refused(shown, "the API key holds a line break or another control character (read from a file"
+                                 " with its newline?), which an HTTP header cannot carry")
         attempts = self.retries + 1
         body = json.dumps(payload).encode("utf-8")
         problem, status, malformed = "no attempt", None, False

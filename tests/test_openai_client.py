@@ -323,6 +323,10 @@ def test_a_key_that_is_not_ascii_is_refused_in_words(serve: Any) -> None:
     with pytest.raises(Refused, match="the API key is not ASCII text") as caught:
         client.post("embeddings", {"input": ["a"], "model": "m"})
     assert "secr" not in str(caught.value)
+    client = OpenAIClient(serve().url, api_key="sk-abc123\n", retries=3)
+    with pytest.raises(Refused, match="the API key holds a line break") as caught:
+        client.post("embeddings", {"input": ["a"], "model": "m"})
+    assert "abc123" not in str(caught.value)
 
 
 def test_the_key_is_masked_as_go_and_upper_case_escapes_write_it(serve: Any) -> None:
