@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,14 +19,14 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult, TextContent
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from mcp.types import CallToolResult
+from pydantic import BaseModel, ConfigDict, Field
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
-from beliefdb.interfaces import mcp_forget, mcp_jobs, mcp_outcomes, problems, remote
-from beliefdb.interfaces.access import Memories, answered, bearer, retry_seconds
+from beliefdb.interfaces import mcp_forget, mcp_jobs, mcp_outcomes, remote
+from beliefdb.interfaces.access import Memories, answered, bearer
+from beliefdb.interfaces.mcp_server import Server, failed, log, unstorable
 from beliefdb.interfaces.mcp_types import Given
 from beliefdb.render import ask as render_ask
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
@@ -45,7 +44,6 @@ the revision the preview showed. To erase data completely (a user asks to be for
 Answers are JSON."""
 
 Result = str | CallToolResult
-log = logging.getLogger("beliefdb.mcp")
 
 
 # the bounds the HTTP API puts on the same numbers, so no tool sends the database what it cannot hold
@@ -77,86 +75,10 @@ class StepMemory(BaseModel):
     kind: BeliefKind = BeliefKind.fact
 
 
-def _failed(exc: errors.BeliefDBError) -> CallToolResult:
-    """The tool error: ``{"error": code, "message": ...}``, and ``retry_after``, the seconds to wait before
-    trying again, where the HTTP API sends them as ``Retry-After`` (a busy workspace, the database or the llm
-    extractor unavailable). The object is the result's text and its structured content both: a client reads
-    ``retry_after`` without parsing text (the tools publish no output schema, so the SDK passes it through and
-    a client checks it against none; an answer stays text alone)."""
-    said: dict[str, Any] = {"error": exc.code, "message": exc.message}
-    seconds = retry_seconds(exc)
-    if seconds is not None:
-        said["retry_after"] = seconds
-    text = render.to_json(said)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=said, is_error=True)
-
-
 def _moment(value: str | None, where: str = "as_of") -> datetime | None:
     """A tool's moment: ISO 8601 with a time zone, as the HTTP API takes it (the server's local time is
     not its caller's)."""
     return api.parse_moment(value, where, zoned=True) if value is not None else None
-
-
-def _unstorable(arguments: dict[str, Any]) -> CallToolResult | None:
-    """The tool error for the first argument holding text PostgreSQL cannot store (a NUL, or a lone
-    surrogate a JSON escape like "\\ud800" makes), or None."""
-    for name, value in arguments.items():
-        # (a step's inputs and memory arrive as models: their text is checked as it was given)
-        plain = [v.model_dump() if isinstance(v, BaseModel) else v for v in value] if isinstance(value, list) else (
-            value.model_dump() if isinstance(value, BaseModel) else value)
-        why = api.unstorable_in(plain)
-        if why is not None:
-            return _failed(errors.InvalidInput(f"{name}: {why}"))
-    return None
-
-
-class Server(MCPServer[Any]):
-    """The SDK's server, answering arguments that do not fit a tool's parameters as beliefdb's other
-    errors: ``invalid_input`` with one line naming each argument and what was wrong (the SDK's own
-    answer is pydantic's report, several lines with a link). An argument a tool does not take is
-    refused too, as the HTTP API refuses a field it does not take (the SDK would drop it, and the
-    call would do something else than asked: a turn dated now instead of ``when``)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: each tool's arguments, in order, each with whether it is required
-        self.takes: dict[str, dict[str, bool]] = {}
-        #: each tool's arguments with their types, as its function declares them (the SDK builds its model of
-        #: the arguments from the same signature, and keeps it to itself)
-        self.types: dict[str, dict[str, Any]] = {}
-
-    def _strangers(self, name: str, arguments: dict[str, Any]) -> CallToolResult | None:
-        """The tool error for arguments the tool ``name`` does not take (with the required ones that
-        are missing, named in the same line), or None."""
-        takes = self.takes.get(name)
-        unknown = sorted(set(arguments) - set(takes)) if takes is not None else []
-        if takes is None or not unknown:
-            return None
-        found: list[dict[str, Any]] = [{
-            "loc": (", ".join(unknown),), "type": "unknown_argument",
-            "msg": f"not one of the arguments this tool takes ({', '.join(takes) or 'none'})"}]
-        found += [{"loc": (argument,), "type": "missing"}
-                  for argument, required in takes.items() if required and argument not in arguments]
-        log.info("tool %r: arguments refused: %r", name, unknown)
-        return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments", placed=False)))
-
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-                        ) -> CallToolResult | InputRequiredResult:
-        if name not in self.takes:  # (the SDK's answer is the text "Unknown tool: nope", in no error shape)
-            return _failed(errors.NotFound(f"unknown tool {name!r}: the tools are {', '.join(self.takes)}"))
-        refused = self._strangers(name, arguments)
-        if refused is not None:
-            return refused
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
-                raise
-            found = exc.__cause__.errors()
-            # the names only, as the SDK logs them: the values are the caller's data
-            log.info("tool %r: arguments refused: %r", name, sorted({".".join(map(str, e["loc"])) for e in found}))
-            return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments", placed=False,
-                                                                 takes=problems.arguments_of(self.types.get(name)))))
 
 
 def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:
@@ -185,16 +107,16 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
             with errors.wording("mcp"), memory(ctx, write=write) as db:
                 return render.to_json(shape(call(db)))
         except errors.BeliefDBError as exc:
-            return _failed(exc)
+            return failed(exc)
         except Exception:  # a bug: logged here, answered in the same JSON shape without its details
             log.exception("an MCP tool failed")
-            return _failed(errors.BeliefDBError("unexpected error in beliefdb (see the server's log)"))
+            return failed(errors.BeliefDBError("unexpected error in beliefdb (see the server's log)"))
 
     def tool(description: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
         def register(fn: Callable[..., Result]) -> Callable[..., Result]:
             @functools.wraps(fn)  # the SDK reads the tool's parameters through the wrapper
             def checked(ctx: Context, **arguments: Any) -> Result:
-                return _unstorable(arguments) or fn(ctx, **arguments)
+                return unstorable(arguments) or fn(ctx, **arguments)
 
             server.takes[fn.__name__] = {parameter.name: parameter.default is inspect.Parameter.empty
                                          for parameter in inspect.signature(fn).parameters.values()
@@ -336,7 +258,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         if expected_revision is None:
             return answer(ctx, False, lambda db: db.preview_correction(belief, statement, value))
         if not statement:
-            return _failed(errors.InvalidInput("applying a correction needs the corrected statement"))
+            return failed(errors.InvalidInput("applying a correction needs the corrected statement"))
         return answer(ctx, True, lambda db: db.apply_correction(
             belief, statement, reviewer=db.database.principal or "reviewer",
             expect_revision=expected_revision, value=value, reason=reason, idempotency_key=idempotency_key))
@@ -351,7 +273,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                 expect: Given | None = None) -> Result:
         if preview:
             if expect is not None:
-                return _failed(errors.InvalidInput("expect= goes with the apply, not with preview= (a preview"
+                return failed(errors.InvalidInput("expect= goes with the apply, not with preview= (a preview"
                                                    " changes nothing)"))
             return answer(ctx, False, lambda db: db.preview_retract(belief=belief, fragment=fragment, source=source,
                                                                     version=version, undo=undo),
