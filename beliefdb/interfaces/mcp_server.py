@@ -11,9 +11,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import BaseModel, ValidationError
+from starlette.applications import Starlette
+from starlette.routing import Route
 
 from beliefdb import api, errors, render
-from beliefdb.interfaces import problems
+from beliefdb.interfaces import mcp_wire, problems
 from beliefdb.interfaces.access import retry_seconds
 
 log = logging.getLogger("beliefdb.mcp")
@@ -93,3 +95,14 @@ class Server(MCPServer[Any]):
             log.info("tool %r: arguments refused: %r", name, sorted({".".join(map(str, e["loc"])) for e in found}))
             return failed(errors.InvalidInput(problems.one_line(found, whole="the arguments", placed=False,
                                                                  takes=problems.arguments_of(self.types.get(name)))))
+
+    def streamable_http_app(self, **options: Any) -> Starlette:
+        """The SDK's app for MCP over streamable HTTP, its endpoint answering a tool call whose arguments hold
+        a lone surrogate with the tool's refusal, as stdio and the in-memory transport do (its transport
+        refused the whole request with 400: :class:`~beliefdb.interfaces.mcp_wire.ToolArguments`)."""
+        app = super().streamable_http_app(**options)
+        routes = app.router.routes
+        for i, route in enumerate(routes):
+            if isinstance(route, Route) and route.path == options.get("streamable_http_path", "/mcp"):
+                routes[i] = Route(route.path, endpoint=mcp_wire.ToolArguments(route.endpoint, self))
+        return app

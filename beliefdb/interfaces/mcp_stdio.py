@@ -17,6 +17,7 @@ from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from beliefdb import api, errors
+from beliefdb.interfaces import mcp_wire
 
 __all__ = ["run_stdio"]
 
@@ -24,7 +25,8 @@ __all__ = ["run_stdio"]
 class _Watched:
     """The stdio transport's read stream, but for the lines of stdin that are not MCP messages (which the SDK
     hands over as exceptions, and drops with a debug log): each is named on stderr with its line number and
-    answered with JSON-RPC's parse error (id null), and counted in :attr:`bad`."""
+    answered with JSON-RPC's parse error (id null), and counted in :attr:`bad`. A line the SDK's parser
+    refused only for a lone surrogate in a string is passed on as the message it is (its tool refuses it)."""
 
     def __init__(self, inner: Any, write: Any) -> None:
         self.inner, self.write = inner, write
@@ -34,11 +36,15 @@ class _Watched:
     def last_context(self) -> Any:
         return getattr(self.inner, "last_context", None)
 
-    async def _seen(self, item: Any) -> bool:
-        """Whether ``item`` is a message to pass on (a bad line is reported instead)."""
+    async def _seen(self, item: Any) -> Any:
+        """``item``, or the message the SDK refused in it (a lone surrogate: :func:`mcp_wire.refused_line`), to
+        pass on; None for a bad line, reported instead."""
         self.lines += 1
         if not isinstance(item, Exception):
-            return True
+            return item
+        message = mcp_wire.refused_line(item)
+        if message is not None:
+            return SessionMessage(message)
         self.bad += 1
         why = item.errors()[0]["msg"] if isinstance(item, ValidationError) else str(item)
         sys.stderr.write(f"beliefdb mcp: line {self.lines} of stdin is not an MCP message (JSON-RPC 2.0): "
@@ -47,20 +53,20 @@ class _Watched:
         with contextlib.suppress(Exception):  # (the client may be gone: the line is reported all the same)
             await self.write.send(SessionMessage(JSONRPCError(
                 jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=f"Parse error: {why}"))))
-        return False
+        return None
 
     async def receive(self) -> Any:
-        while not await self._seen(item := await self.inner.receive()):
+        while (passed := await self._seen(await self.inner.receive())) is None:
             pass
-        return item
+        return passed
 
     def __aiter__(self) -> _Watched:
         return self
 
     async def __anext__(self) -> Any:
-        while not await self._seen(item := await self.inner.__anext__()):
+        while (passed := await self._seen(await self.inner.__anext__())) is None:
             pass
-        return item
+        return passed
 
     async def aclose(self) -> None:
         await self.inner.aclose()
