@@ -129,9 +129,13 @@ def serving(url: str, *, mcp: bool = True, timeout: float = 60) -> Iterator[str]
 
 def serve_mcp(*, workspace: str | None = None, principal: str | None = None, url: str | None = None,
               home: str | Path | None = None) -> None:
-    """Serve MCP on stdin/stdout as ``principal`` in ``workspace`` until the client closes it."""
+    """Serve MCP on stdin/stdout as ``principal`` in ``workspace`` until the client closes it. A database that
+    cannot be reached yet is connected to by the first tool call that can (until then each answers the tool
+    error ``database_unavailable``, with ``retry_after``): a client started before its database recovers
+    without a restart."""
     require_serve()
     from beliefdb.interfaces import mcp, mcp_stdio
 
-    with connect(url, workspace, principal=principal, home=home) as db, wording("mcp"):
-        mcp_stdio.run_stdio(mcp.build(local=db))
+    with mcp_stdio.Later(lambda: connect(url, workspace, principal=principal, home=home)) as memory, \
+            wording("mcp"):
+        mcp_stdio.run_stdio(mcp.build(local=memory))

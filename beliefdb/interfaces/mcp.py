@@ -81,9 +81,11 @@ def _moment(value: str | None, where: str = "as_of") -> datetime | None:
     return api.parse_moment(value, where, zoned=True) if value is not None else None
 
 
-def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:
-    """The MCP server: over ``local`` (stdio: one principal and workspace), or over ``memories`` (HTTP:
-    the principal and workspace of each request's bearer token)."""
+def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: Memories | None = None
+          ) -> MCPServer:
+    """The MCP server: over ``local`` (stdio: one principal and workspace; or what opens it, called by each
+    tool call: :class:`~beliefdb.interfaces.mcp_stdio.Later`), or over ``memories`` (HTTP: the principal and
+    workspace of each request's bearer token)."""
     server = Server("beliefdb", instructions=INSTRUCTIONS, version=api.version(), log_level="WARNING")
 
     @contextmanager
@@ -93,7 +95,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         if memories is None or request is None:
             if local is None:
                 raise errors.Unauthenticated("no memory is configured for this transport")
-            yield local
+            yield local if isinstance(local, BeliefDB) else local()
             return
         who = memories.identify(bearer(request.headers.get("authorization")))
         if write:

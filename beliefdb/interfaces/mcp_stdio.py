@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any, cast
 
 import anyio
+import psycopg
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -17,9 +20,10 @@ from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from beliefdb import api, errors
+from beliefdb.api import BeliefDB
 from beliefdb.interfaces import mcp_wire
 
-__all__ = ["run_stdio"]
+__all__ = ["Later", "run_stdio"]
 
 
 class _Watched:
@@ -77,6 +81,40 @@ class _Watched:
 
     async def __aexit__(self, *exc: Any) -> bool | None:
         return cast(bool | None, await self.inner.__aexit__(*exc))
+
+
+class Later:
+    """The memory ``beliefdb mcp`` acts on, opened (``open``) as it starts or, when its database cannot be
+    reached then, by the first tool call that reaches it: until then each call answers the tool error
+    ``database_unavailable`` with ``retry_after``, as a call does when the database goes away later. (It
+    exited before the MCP handshake: a client started before its PostgreSQL saw "Connection closed" and
+    never recovered without a restart.) Any other error opening it (a home that is a file, an unknown
+    workspace) ends the command, as before."""
+
+    def __init__(self, open_memory: Callable[[], BeliefDB]) -> None:
+        self.open, self.db, self.lock = open_memory, cast(BeliefDB | None, None), threading.Lock()
+
+    def __enter__(self) -> Later:
+        try:
+            self.db = self.open()
+        except errors.DatabaseUnavailable as exc:
+            if not isinstance(exc.__cause__, psycopg.Error):  # (not a server that is down: a home that is a file)
+                raise
+            sys.stderr.write(f"beliefdb mcp: {exc.message}\nbeliefdb mcp: serving all the same: each tool call"
+                             " answers database_unavailable until the database can be reached\n")
+            sys.stderr.flush()
+        return self
+
+    def __call__(self) -> BeliefDB:
+        """The memory, opened now if it was not (:class:`errors.DatabaseUnavailable` while it cannot be)."""
+        with self.lock:
+            if self.db is None:
+                self.db = self.open()
+            return self.db
+
+    def __exit__(self, *exc: object) -> None:
+        if self.db is not None:
+            self.db.close()
 
 
 def run_stdio(server: MCPServer) -> None:
