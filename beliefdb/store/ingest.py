@@ -211,7 +211,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     (``beliefdb.append_turn``: only the new turn's fragment is written)."""
     if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
         raise errors.InvalidInput("a source name is required")
-    check_size(options.name, text, max_bytes)
+    check_size(options.name, text, max_bytes, read=read)
     if not text.strip():
         raise errors.InvalidInput(f"{options.name}: empty text")
     check_choices(options)
@@ -250,10 +250,26 @@ def max_ingest_bytes(max_bytes: int | None = None) -> int:
     return limit
 
 
-def too_big(name: str, size: int, limit: int) -> errors.InvalidInput:
-    return errors.InvalidInput(
-        f"{name}: {_size(size)} is over the ingest limit of {_size(limit)};"
-        f" raise it with {errors.argument('max_bytes')} or BELIEFDB_INGEST_MAX_BYTES")
+#: how an agent over MCP or HTTP hears of the limit: no tool or body takes max_bytes, the variable is the server's
+REMOTE_LIMIT = "the limit is this server's BELIEFDB_INGEST_MAX_BYTES, set by its operator"
+
+
+def too_big(name: str, size: int, limit: int, *, argument: bool = True) -> errors.InvalidInput:
+    """The refusal of ``name``'s ``size`` bytes, in its reader's words: ``argument``, the call took the limit
+    as an argument (``max_bytes=``, ``--max-bytes``) besides the variable."""
+    local = (f"raise it with {errors.argument('max_bytes')} or BELIEFDB_INGEST_MAX_BYTES" if argument
+             else "raise BELIEFDB_INGEST_MAX_BYTES")
+    return errors.InvalidInput(f"{name}: {_size(size)} is over the ingest limit of {_size(limit)};"
+                               f" {errors.spelled(local, local, http=REMOTE_LIMIT, mcp=REMOTE_LIMIT)}")
+
+
+def conversation_full(name: str, size: int, limit: int) -> errors.InvalidInput:
+    """The refusal of a turn that fits the limit, appended to the conversation ``name`` (``size`` bytes with it),
+    which the limit holds whole (no call that remembers a turn takes the limit as an argument)."""
+    remote = "ask this server's operator to raise its BELIEFDB_INGEST_MAX_BYTES"
+    hint = errors.spelled("raise BELIEFDB_INGEST_MAX_BYTES", "raise BELIEFDB_INGEST_MAX_BYTES", http=remote, mcp=remote)
+    return errors.InvalidInput(f"the conversation {name} is at the ingest limit of {_size(limit)} ({_size(size)}"
+                               f" with this turn): start a new conversation, or {hint}")
 
 
 def _size(size: int) -> str:
@@ -264,16 +280,23 @@ def _size(size: int) -> str:
     return f"{size / 1024 / 1024:.1f} MiB ({exact})" if size >= 1024 * 1024 else f"{size / 1024:.1f} KiB ({exact})"
 
 
-def check_size(name: str, text: str, max_bytes: int | None = None) -> None:
+def check_size(name: str, text: str, max_bytes: int | None = None, *, read: Sequence[TurnSpan] | None = None
+               ) -> None:
     """InvalidInput naming the size and the limit when ``text`` is over ``max_bytes`` (default: the
     setting) in bytes of UTF-8. Time and memory of an ingest grow with the text (linearly): the
-    limit says what was measured to work (docs/benchmarks.md)."""
+    limit says what was measured to work (docs/benchmarks.md). ``read``: the turns remembered into the
+    conversation ``text``; when they fit, what is over is the conversation (:func:`conversation_full`)."""
     limit = max_ingest_bytes(max_bytes)
     if len(text) * 4 <= limit:  # (a character is at most 4 bytes: no need to count them)
         return
     size = len(text.encode("utf-8", "surrogatepass"))
-    if size > limit:
-        raise too_big(name, size, limit)
+    if size <= limit:
+        return
+    if read:
+        if sum(len(text[t.start:t.end].encode("utf-8", "surrogatepass")) for t in read) <= limit:
+            raise conversation_full(name, size, limit)
+        raise too_big(name, size, limit, argument=False)
+    raise too_big(name, size, limit)
 
 
 def check_choices(options: SourceOptions) -> None:
