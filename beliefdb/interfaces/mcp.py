@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from beliefdb import api, errors, render
@@ -27,7 +27,7 @@ from beliefdb.api import BeliefDB
 from beliefdb.interfaces import mcp_forget, mcp_jobs, mcp_outcomes, remote
 from beliefdb.interfaces.access import Memories, answered, bearer
 from beliefdb.interfaces.mcp_server import Server, failed, log, unstorable
-from beliefdb.interfaces.mcp_types import Given
+from beliefdb.interfaces.mcp_types import Given, Moment
 from beliefdb.render import ask as render_ask
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
 
@@ -56,6 +56,7 @@ Page = Annotated[int, Field(ge=1, le=10_000, strict=True)]
 Revision = Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)]
 Version = Annotated[int, Field(ge=1, le=2**31 - 1, strict=True)]
 Extractor = Literal["rules", "none", "llm"]
+SAID_AT = "When it was said (ISO 8601 with a zone); default now, by beliefdb's clock."
 
 
 class StepInput(BaseModel):
@@ -114,7 +115,13 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
             log.exception("an MCP tool failed")
             return failed(errors.BeliefDBError("unexpected error in beliefdb (see the server's log)"))
 
-    def tool(description: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+    def tool(description: str, *, reads: bool = False, erases: bool = False
+             ) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+        """Add a tool, hinting to a client whether it only ``reads`` (an ask, a dry run) or ``erases`` what was
+        stored or takes it back (forget, retract, correct, cancel_jobs); any other only adds what was learned
+        or decided (a newer text supersedes, as learning does, and keeps the older as history)."""
+        hints = ToolAnnotations(read_only_hint=reads, destructive_hint=None if reads else erases)
+
         def register(fn: Callable[..., Result]) -> Callable[..., Result]:
             @functools.wraps(fn)  # the SDK reads the tool's parameters through the wrapper
             def checked(ctx: Context, **arguments: Any) -> Result:
@@ -125,7 +132,7 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
                                          if parameter.name != "ctx"}
             declared = typing.get_type_hints(fn, include_extras=True)
             server.types[fn.__name__] = {argument: declared.get(argument) for argument in server.takes[fn.__name__]}
-            return server.tool(description=description, structured_output=False)(checked)
+            return server.tool(description=description, annotations=hints, structured_output=False)(checked)
 
         return register
 
@@ -166,9 +173,12 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
     @tool("Remember one turn of a conversation as it is said: `text` by `speaker` (at `time`, ISO 8601 with a zone;"
           " default now), appended to the conversation named `conversation` (created by its first turn). The turn is"
           " kept as said (a question or a greeting too) and the beliefs it states about its speaker or the world are"
-          " extracted, each citing this exact turn; a later turn that changes a value replaces the earlier one. Use"
-          " it for every user message worth remembering; answers the ingest report.")
-    def remember_turn(ctx: Context, conversation: str, speaker: Given, text: Given, time: str | None = None,
+          " extracted, each citing this exact turn; a later turn that changes a value replaces the earlier one. Give"
+          " the person's name as `speaker` (Maya López): a role like \"user\" is someone else in each conversation,"
+          " so what one session's user said never meets another's. Use it for every user message worth remembering;"
+          " answers the ingest report.")
+    def remember_turn(ctx: Context, conversation: str, speaker: Given, text: Given,
+                      time: Annotated[Moment | None, Field(description=SAID_AT)] = None,
                       extractor: Extractor = "rules") -> Result:
         return answer(ctx, True, lambda db: db.remember_turn(
             conversation, speaker, text, time=_moment(time, "time"), extractor=extractor))
@@ -180,7 +190,7 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
           " with retry_after (not the same as no history)."
           " `context` is a prompt-ready summary. When too few beliefs match, `fragments` holds matching text no"
           " belief was extracted from (kind `fragment`: unextracted text, not beliefs, not citable). With `run`"
-          " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.")
+          " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.", reads=True)
     def ask(ctx: Context, question: Given, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
             min_confidence: Confidence = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
         return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
@@ -190,7 +200,8 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
 
     @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors, what it"
           " replaced or was replaced by, what is built on it (`as_of`: as it stood then, with its status then). Use it"
-          " before you act on a belief you doubt, or to cite it (with `run`: recorded as read by that run).")
+          " before you act on a belief you doubt, or to cite it (with `run`: recorded as read by that run).",
+          reads=True)
     def why(ctx: Context, belief: str, as_of: str | None = None, run: str | None = None,
             include_fixtures: bool = False) -> Result:
         return answer(ctx, run is not None, lambda db: db.why(belief, as_of=_moment(as_of), run=run,
@@ -199,7 +210,7 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
     @tool("List beliefs: the current ones (optionally of one subject or attribute), every one with its status"
           " (`include_all`), or those believed at `as_of` (ISO 8601 with a zone), ordered by subject, attribute and"
           " recording: at most `limit` (default 100), after the belief `after` (the last id of the page before). Use"
-          " it to browse; to answer a question use `ask`.")
+          " it to browse; to answer a question use `ask`.", reads=True)
     def beliefs(ctx: Context, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
                 as_of: str | None = None, limit: Page = 100,
                 after: str | None = None, include_fixtures: bool = False) -> Result:
@@ -227,14 +238,14 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
     @tool("Decisions, oldest first, each with its status (active, needs_review, approved, rejected), whether it"
           " still holds and the beliefs of each reason: `of` one decision (or an action's), at most `limit`"
           " after the decision `after` (the last id of the page before). Use it to see whether what you decided"
-          " still stands.")
+          " still stands.", reads=True)
     def decisions(ctx: Context, status: Literal["active", "needs_review", "approved", "rejected"] | None = None,
                   of: str | None = None, limit: Page = 100, after: str | None = None) -> Result:
         return answer(ctx, False, lambda db: db.decisions(status, of, limit=limit, after=after))
 
     @tool("Actions, oldest first, each with its decision and status (scheduled, held, done, failed, rolled_back,"
           " cancelled): at most `limit` after the action `after`. Check that an action is still scheduled, not"
-          " held, before you carry it out.")
+          " held, before you carry it out.", reads=True)
     def actions(ctx: Context, status: Literal["scheduled", "held", "done", "failed", "rolled_back", "cancelled"]
                 | None = None, limit: Page = 100, after: str | None = None) -> Result:
         return answer(ctx, False, lambda db: db.actions(status, limit=limit, after=after))
@@ -242,7 +253,7 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
     @tool("Dry run before you correct or retract: if these beliefs, fragments, decisions or sources stopped"
           " holding, what would stop holding, stop being current (and still hold), be current again, which"
           " decisions would be flagged, which actions held, and which decisions survive on other support."
-          " Changes nothing.")
+          " Changes nothing.", reads=True)
     def impact(ctx: Context, refs: Annotated[list[str], Field(min_length=1)]) -> Result:
         return answer(ctx, False, lambda db: db.impact(*refs), lambda rows: render.jsonable(render.impact_json(rows)))
 
@@ -253,7 +264,7 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
           " belief that replaced it: correct that one), and the same correction again answers"
           " already_applied; an `idempotency_key` names one correction (another with the same key answers"
           " idempotency_key_reused). The reviewer on record is who you act as. Another principal's belief: the"
-          " correction is proposed to its owner.")
+          " correction is proposed to its owner.", erases=True)
     def correct(ctx: Context, belief: Given, statement: str | None = None, value: str | None = None,
                 expected_revision: Revision | None = None, reason: str | None = None,
                 idempotency_key: str | None = None) -> Result:
@@ -269,7 +280,7 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
           " it), with the `reason`. What rested only on it stops holding, decisions lose their last support and"
           " are flagged; what has independent support stays. `undo` restores. First `preview`: what it would do,"
           " and its `fingerprint`; then apply with `expect` set to that fingerprint to change only that (what it"
-          " would change otherwise answers stale_preview, nothing written: preview again).")
+          " would change otherwise answers stale_preview, nothing written: preview again).", erases=True)
     def retract(ctx: Context, belief: str | None = None, fragment: str | None = None, source: str | None = None,
                 version: Version | None = None, reason: str = "", undo: bool = False, preview: bool = False,
                 expect: Given | None = None) -> Result:
@@ -287,7 +298,7 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
     @tool("The open review items: decisions flagged because they lost their last support, held actions, ties"
           " between beliefs, and corrections, versions or retractions proposed to an owner; oldest first, at most"
           " `limit` (default 100) after the item `after` (the last id of the page before). Check it before you"
-          " carry out actions.")
+          " carry out actions.", reads=True)
     def review_list(ctx: Context, limit: Page = 100, after: str | None = None) -> Result:
         def call(db: BeliefDB) -> Any:
             items = db.review_items(limit=limit, after=after)

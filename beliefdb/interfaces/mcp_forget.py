@@ -16,7 +16,7 @@ from beliefdb.interfaces.http_forget import NEEDS_EXPECT
 from beliefdb.interfaces.mcp_types import Given
 
 Answer = Callable[..., Any]
-Tool = Callable[[str], Callable[[Callable[..., Any]], Callable[..., Any]]]
+Tool = Callable[..., Callable[[Callable[..., Any]], Callable[..., Any]]]
 
 
 def register(tool: Tool, answer: Answer) -> None:
@@ -33,7 +33,7 @@ def register(tool: Tool, answer: Answer) -> None:
           " stale_preview, nothing forgotten: preview again). `text_mentions` lists where the stored texts still name"
           " a forgotten subject (another speaker's turn, another document), `pending_mentions` where texts waiting to"
           " be stored do (a queued document, a proposed version); `mask_mentions` masks the name there too"
-          " (give it to the preview and the apply alike).")
+          " (give it to the preview and the apply alike).", erases=True)
     def forget(ctx: Context, source: Given | None = None, subject: Given | None = None, belief: Given | None = None,
                preview: bool = False, expect: Given | None = None, mask_mentions: bool = False) -> Any:
         def call(db: BeliefDB) -> Any:

@@ -28,7 +28,7 @@ Limit = Annotated[int, Field(ge=1, le=10_000, strict=True)]
 Source = Given
 
 Answer = Callable[..., Any]
-Tool = Callable[[str], Callable[[Callable[..., Any]], Callable[..., Any]]]
+Tool = Callable[..., Callable[[Callable[..., Any]], Callable[..., Any]]]
 
 
 def register(tool: Tool, answer: Answer) -> None:
@@ -58,7 +58,7 @@ def register(tool: Tool, answer: Answer) -> None:
           " source, attempts, last error and, once done, a summary of its ingest; only `status` when given, at most"
           " `limit` (default 100), older than the job `before` (the last id of the page before). Use it to follow"
           " what `submit_job` queued and to find failed jobs to"
-          " `retry_jobs` or `cancel_jobs`.")
+          " `retry_jobs` or `cancel_jobs`.", reads=True)
     def jobs(ctx: Context, status: Literal["queued", "running", "done", "failed"] | None = None,
              limit: Limit = 100, before: JobId | None = None) -> Any:
         def call(db: BeliefDB) -> Any:
@@ -78,7 +78,7 @@ def register(tool: Tool, answer: Answer) -> None:
     @tool("Cancel queued or failed jobs: each is deleted with the text it carries. Use it to take back a document"
           " queued by mistake: one never stored is in no source, so `forget` cannot reach it. The `ids` given, or"
           " every queued or failed job of yours of a `source` name. All or none: a running, done or unknown job is"
-          " refused and nothing is cancelled. Answers the ids cancelled ({\"jobs\": [...]}).")
+          " refused and nothing is cancelled. Answers the ids cancelled ({\"jobs\": [...]}).", erases=True)
     def cancel_jobs(ctx: Context, ids: JobIds | None = None, source: Source | None = None) -> Any:
         return answer(ctx, True, lambda db: {"jobs": db.cancel(*(ids or []), source=source)})
 

@@ -13,7 +13,7 @@ from beliefdb.interfaces.mcp_types import Given
 from beliefdb.vocabulary import Outcome
 
 Answer = Callable[..., Any]
-Tool = Callable[[str], Callable[[Callable[..., Any]], Callable[..., Any]]]
+Tool = Callable[..., Callable[[Callable[..., Any]], Callable[..., Any]]]
 
 
 def register(tool: Tool, answer: Answer) -> None:

@@ -53,7 +53,8 @@ class Server(MCPServer[Any]):
     errors: ``invalid_input`` with one line naming each argument and what was wrong (the SDK's own
     answer is pydantic's report, several lines with a link). An argument a tool does not take is
     refused too, as the HTTP API refuses a field it does not take (the SDK would drop it, and the
-    call would do something else than asked: a turn dated now instead of ``when``)."""
+    call would do something else than asked: a turn dated now instead of ``when``). An optional
+    argument given as null is taken as not given."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -85,6 +86,10 @@ class Server(MCPServer[Any]):
         refused = self._strangers(name, arguments)
         if refused is not None:
             return refused
+        # an optional argument sent as null is not given (an OpenAI strict-mode bridge sends null for each one its
+        # model left out: "k": null was refused, "Input should be a valid integer"); a required one stays refused
+        takes = self.takes[name]
+        arguments = {argument: value for argument, value in arguments.items() if value is not None or takes[argument]}
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

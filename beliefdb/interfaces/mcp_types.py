@@ -20,3 +20,7 @@ def _given(value: str) -> str:
 
 #: text the HTTP API's bodies require non-empty (the same field refused in the same words by both doors)
 Given = Annotated[str, AfterValidator(_given), WithJsonSchema({"type": "string", "minLength": 1})]
+
+
+#: a moment as the HTTP API's bodies take it, ISO 8601 with a time zone (JSON Schema's date-time, as they publish it)
+Moment = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
