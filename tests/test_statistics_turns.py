@@ -70,3 +70,20 @@ def test_past_three_tries_it_is_statistics_busy_and_nothing_changed(db_url: str,
     assert waited >= 1.5  # three waits of 0.5 s
     with beliefdb.connect(db_url, "A") as db:
         assert [b.value for b in db.beliefs()] == ["7 days"]
+
+
+def test_a_bulk_ingest_whose_statistics_stay_busy_says_what_it_stored(db_url: str, two_sources: None,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """(found by review) Every batch committed, the statistics gathered at the end found another session's and
+    the run failed "nothing was changed: try again". It reports what it stored and leaves them to autovacuum."""
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.3")
+    holder = holding_statistics(db_url, 4.0)
+    try:
+        with beliefdb.connect(db_url, "A") as db:
+            # (enough rows that beliefdb.belief outgrows its statistics: bulk_analyze gathers them again)
+            report = db.bulk_ingest(*((f"item-{n}.md", f"# Item {n}\n\nThe price is {n} EUR.\n") for n in range(150)),
+                                    embed=False)
+    finally:
+        holder.join()
+    assert report.documents == 150 and report.accepted == 150
+    assert report.statistics_deferred is not None and "left to autovacuum" in report.statistics_deferred

@@ -42,6 +42,7 @@ from beliefdb.store.ingest import (
     prepare,
     read_document,
 )
+from beliefdb.store.statistics_turns import taking_turns
 from beliefdb.store.vectors import EMBED_BATCH, embed_ids
 from beliefdb.text.registry import get_extractor
 
@@ -234,9 +235,17 @@ def _analyze(db: Database) -> str | None:
     workspace shares), and this login's are left to autovacuum.
     RANKING-STATISTICS (issue 20, ask): bulk_analyze is where per-workspace ranking statistics are
     refreshed too."""
-    try:
+    def gather() -> None:
         with db.transaction() as c:
             c.execute(Q.bulk_analyze)
+
+    try:
+        taking_turns(gather)
     except errors.PermissionDenied as exc:
         return exc.message
+    except errors.StatisticsBusy:
+        # (every batch is committed: the run's error would say "nothing was changed")
+        return ("other sessions kept gathering planner statistics (forgets, bulk ingests of any workspace):"
+                " they are left to autovacuum, and this workspace's ranking statistics to"
+                " 'select beliefdb.refresh_ranking_stats()'")
     return None
