@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from contextvars import copy_context
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,7 +159,8 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
     count = 0
     chunks = list(_batches(todo, batch))
     with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-embed") as embedder,
-          ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-read") as reader):
+          ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-read") as reader,
+          _cancelled_on_interrupt(embedder, reader)):
         # (the next batch is read and extracted while the database stores this one; each thread runs in a copy
         # of this context: a message or hint is worded for its reader, errors.spelled)
         ahead = reader.submit(copy_context().run, _read_all, chunks[0], limit, extractor)
@@ -191,6 +193,19 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
         corroborated=sum(len(r.corroborated) for r in reports), rejected=sum(len(r.rejected) for r in reports),
         seconds=time.perf_counter() - started, embedding_deferred=why, statistics_deferred=unanalyzed,
         reports=reports)
+
+
+@contextmanager
+def _cancelled_on_interrupt(*pools: ThreadPoolExecutor) -> Iterator[None]:
+    """On Ctrl-C, cancel what the threads have not started (the batch under way is finished: its transaction
+    is short), so that the run stops at once instead of embedding every batch queued first: the beliefs they
+    were for stay stored without vectors, for ``beliefdb embed``."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        for pool in pools:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
 
 
 def _stopped(message: str, number: int, count: int) -> str:
