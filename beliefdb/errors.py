@@ -109,6 +109,19 @@ def echoed(message: str) -> str:
     return bounded(message)
 
 
+#: what an error of one transaction says of it (connector.translate's words): untrue of a run whose earlier
+#: transactions (batches, files) committed
+_NOTHING_CHANGED = re.compile(r"(?:[;:] )?nothing was changed(?:: try again)?")
+
+
+def after_committed(message: str, stored: str) -> str:
+    """The message of a failure that stopped a run of many transactions after some committed (a bulk
+    ingest's batches, the files of an ingest, the batches of an embed), saying ``stored`` (what they
+    stored, and what to do) in place of its "nothing was changed", which is true of its own only."""
+    cut = _NOTHING_CHANGED.sub("", message).replace(" ()", "").replace("()", "")
+    return f"{cut} ({stored})"
+
+
 def bounded(message: str) -> str:
     """A message longer than :data:`LONGEST_MESSAGE` keeps its start and its end (the hint): bad input of
     10 kB (a moment, a name) is not echoed whole, while a long path or id in it is kept."""

@@ -21,6 +21,9 @@ import psycopg
 import pytest
 from test_retrieval import FakeEmbeddings
 
+import beliefdb
+from beliefdb import errors
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -126,3 +129,101 @@ def test_ctrl_c_in_a_bulk_ingest_stops_at_once_and_says_what_was_stored(
     versions, beliefs, unembedded = counts(db_url)
     assert versions > 0 and beliefs == 2 * versions
     assert unembedded > 0  # left for beliefdb embed
+
+
+class Busy:
+    """Another session holding the default workspace's write lock, from when ``take`` is called."""
+
+    def __init__(self, db_url: str) -> None:
+        self.conn = psycopg.connect(db_url)
+
+    def take(self) -> None:
+        self.conn.execute("select from beliefdb.audit_head h join beliefdb.workspace w on w.id = h.workspace_id"
+                          " where w.name = 'default' for update of h")
+
+    def close(self) -> None:
+        if not self.conn.closed:
+            self.conn.rollback()
+            self.conn.close()
+
+
+@pytest.fixture
+def busy(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Busy]:
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.5")
+    held = Busy(db_url)
+    yield held
+    held.close()
+
+
+def test_what_a_timeout_says_of_its_own_transaction_gives_way_to_what_the_run_stored() -> None:
+    stored = "batch 12 not written; 2,200 document(s) before it are stored: run again to resume"
+    for message, left in [
+        ("canceling statement due to statement timeout (BELIEFDB_STATEMENT_TIMEOUT; nothing was changed: try again)",
+         "canceling statement due to statement timeout (BELIEFDB_STATEMENT_TIMEOUT)"),
+        ("deadlock detected (nothing was changed: try again)", "deadlock detected"),
+        ("another writer holds this workspace: gave up waiting after BELIEFDB_LOCK_TIMEOUT; nothing was changed:"
+         " try again", "another writer holds this workspace: gave up waiting after BELIEFDB_LOCK_TIMEOUT"),
+        ("cannot connect to the database (the server's log says why): nothing was changed",
+         "cannot connect to the database (the server's log says why)"),
+    ]:
+        assert errors.after_committed(message, stored) == f"{left} ({stored})"
+
+
+def test_a_lock_timeout_after_committed_batches_of_a_bulk_ingest_does_not_say_nothing_changed(
+        db_url: str, tmp_path: Path, busy: Busy) -> None:
+    folder = documents(tmp_path / "six", 6)
+
+    def progress(done: int, _total: int) -> None:
+        if done == 2:
+            busy.take()
+
+    with beliefdb.connect(db_url) as db, pytest.raises(errors.WorkspaceBusy) as raised:
+        db.bulk_ingest(folder, batch=2, embed=False, progress=progress)
+    assert raised.value.code == "workspace_busy"
+    assert "nothing was changed" not in raised.value.message, raised.value.message
+    assert "batch 2 not written; 2 document(s) before it are stored" in raised.value.message, raised.value.message
+    busy.close()
+    assert counts(db_url)[0] == 2
+
+
+def test_a_lock_timeout_at_the_fifth_file_of_an_ingest_says_the_four_before_it_are_stored(
+        db_url: str, tmp_path: Path, busy: Busy) -> None:
+    folder = documents(tmp_path / "nine", 9)
+    done: list[Path] = []
+
+    def progress(path: Path) -> None:
+        done.append(path)
+        if len(done) == 4:
+            busy.take()
+
+    with beliefdb.connect(db_url) as db, pytest.raises(errors.WorkspaceBusy) as raised:
+        db.ingest(folder, embed=False, progress=progress)
+    message = raised.value.message
+    assert raised.value.code == "workspace_busy"
+    assert "nothing was changed" not in message, message
+    assert "doc-0004.md not stored; the 4 files before it are stored" in message, message
+    busy.close()
+    assert counts(db_url)[0] == 4
+
+
+def test_a_lock_timeout_after_committed_batches_of_embed_does_not_say_nothing_changed(
+        db_url: str, tmp_path: Path, busy: Busy, fake_embeddings: FakeEmbeddings,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {"BELIEFDB_EMBEDDER": "openai", "BELIEFDB_EMBED_URL": fake_embeddings.url,
+                        "BELIEFDB_EMBED_MODEL": "tiny-16"}.items():
+        monkeypatch.setenv(name, value)
+    with beliefdb.connect(db_url) as db:
+        db.ingest(documents(tmp_path / "five", 5), embed=False)
+
+        def progress(done: int, _total: int) -> None:
+            if done == 4:
+                busy.take()
+
+        with pytest.raises(errors.WorkspaceBusy) as raised:
+            db.embed(batch=2, progress=progress)
+    message = raised.value.message
+    assert raised.value.code == "workspace_busy"
+    assert "nothing was changed" not in message, message
+    assert "4 of 10 beliefs embedded before it" in message, message
+    busy.close()
+    assert counts(db_url)[2] == 6

@@ -173,10 +173,11 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
                 ahead = reader.submit(copy_context().run, _read_all, chunks[number + 1], limit, extractor)
             try:
                 written = _write(db, docs, options)
-            except errors.DatabaseUnavailable:
-                raise
             except errors.BeliefDBError as exc:
-                raise type(exc)(_stopped(exc.message, number, count)) from exc
+                if isinstance(exc, errors.DatabaseUnavailable) and not count:
+                    raise  # (nothing was changed, as it says)
+                fix = not isinstance(exc, errors.DatabaseUnavailable)
+                raise type(exc)(_stopped(exc.message, number, count, fix=fix)) from exc
             reports.extend(written)
             count += len(written)
             ids = [a.id for r in written for a in r.accepted]
@@ -208,9 +209,12 @@ def _cancelled_on_interrupt(*pools: ThreadPoolExecutor) -> Iterator[None]:
         raise
 
 
-def _stopped(message: str, number: int, count: int) -> str:
-    return (f"{message} (batch {number + 1} not written; {count} document(s) before it are stored:"
-            " fix it and run again to resume)")
+def _stopped(message: str, number: int, count: int, *, fix: bool = True) -> str:
+    """A failure's message, saying the batches before it are stored (``fix``: the batch holds what to fix; a
+    database that timed out or went away just needs the run again)."""
+    stored = (f"batch {number + 1} not written; {count} document(s) before it are stored:"
+              f" {'fix it and ' if fix else ''}run again to resume")
+    return errors.after_committed(message, stored) if count else f"{message} ({stored})"
 
 
 def _embed_quietly(db: Database, ids: list[UUID], stopped: list[str]) -> str | None:

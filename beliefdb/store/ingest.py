@@ -350,13 +350,18 @@ def file_source(options: SourceOptions, path: Path, *, name: str | None = None) 
 def each_file(paths: Sequence[Path], ingest_one: Callable[[Path], IngestReport],
               progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
     """``ingest_one`` of each file, one transaction each: a beliefdb error is that file's failure and
-    does not stop the others (a lost database does)."""
+    does not stop the others (a lost database does: saying which files before it are stored)."""
     results: list[IngestReport | IngestFailure] = []
     for path in paths:
         try:
             results.append(ingest_one(path))
-        except errors.DatabaseUnavailable:
-            raise
+        except errors.DatabaseUnavailable as exc:
+            stored = sum(isinstance(r, IngestReport) for r in results)
+            if not stored:
+                raise  # (nothing was changed, as it says)
+            before = f"the {len(results)} files" if stored == len(results) else f"{stored} of the {len(results)} files"
+            raise type(exc)(errors.after_committed(exc.message, f"{shown(path)} not stored; {before} before it are"
+                                                                " stored: run again to resume")) from exc
         except errors.BeliefDBError as exc:
             results.append(IngestFailure(path=shown(path), error=exc.code, message=exc.message))
         if progress is not None:

@@ -18,7 +18,7 @@ from pgvector import Vector
 from beliefdb.db.connector import Database, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, cut
-from beliefdb.errors import BeliefDBError, EmbedderUnavailable, InvalidInput, ModelMismatch, spelled
+from beliefdb.errors import BeliefDBError, EmbedderUnavailable, InvalidInput, ModelMismatch, after_committed, spelled
 from beliefdb.models import EmbedReport
 
 
@@ -170,18 +170,30 @@ def embed_written(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[An
 
 
 def _embed_missing(db: Database, embedder: Embedder, batch: int, total: int,
-                   progress: Callable[[int, int], None] | None) -> int:
+                   progress: Callable[[int, int], None] | None, again: str) -> int:
     """Embed every belief without a vector of ``embedder``'s model, one transaction per batch
-    (an interrupted run resumes where it stopped)."""
+    (an interrupted run resumes where it stopped: a failure says what the batches before it embedded)."""
     done = 0
     while True:
-        with db.transaction() as c:
-            todo = _missing(c, embedder.model, None, batch)
-            if not todo:
-                return done
-            done += _embed_rows(db, c, embedder, todo)
+        try:
+            with db.transaction() as c:
+                todo = _missing(c, embedder.model, None, batch)
+                if not todo:
+                    return done
+                done += _embed_rows(db, c, embedder, todo)
+        except BeliefDBError as exc:
+            if not done:
+                raise
+            raise type(exc)(after_committed(exc.message, f"{done:,} of {total:,} beliefs embedded before it: run"
+                                                         f" {again} again to resume")) from exc
         if progress is not None:
             progress(done, total)
+
+
+def _again(command: str) -> str:
+    """``beliefdb embed`` (``reembed``) as its reader runs it."""
+    server = f"'beliefdb {command}' on the server"
+    return spelled(f"db.{command}()", f"beliefdb {command}", http=server, mcp=server)
 
 
 def _check_batch(batch: int) -> None:
@@ -198,7 +210,8 @@ def backfill(db: Database, embedder: Embedder, *, batch: int = 64,
     with db.transaction() as c:
         check_model(db, embedder, c)
         total = count_missing(db, embedder.model, c)
-    return EmbedReport(model=embedder.model, embedded=_embed_missing(db, embedder, batch, total, progress), missing=0)
+    done = _embed_missing(db, embedder, batch, total, progress, _again("embed"))
+    return EmbedReport(model=embedder.model, embedded=done, missing=0)
 
 
 def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
@@ -213,7 +226,7 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
         c.execute(Q.lock_workspace)
         c.execute(Q.set_target_model, (embedder.model, embedder.dim))
         total = count_missing(db, embedder.model, c)
-    done = _embed_missing(db, embedder, batch, total, progress)
+    done = _embed_missing(db, embedder, batch, total, progress, _again("reembed"))
     with db.transaction() as c:
         c.execute(Q.lock_workspace)
         c.execute(Q.switch_to_target_model, (embedder.model,))
