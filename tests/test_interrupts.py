@@ -9,6 +9,7 @@ Ctrl-C while the command still loads exits 130 without a traceback."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -126,9 +127,53 @@ def test_ctrl_c_in_a_bulk_ingest_stops_at_once_and_says_what_was_stored(
     took, _out, err = interrupt(proc)
     assert proc.returncode == 130, err
     assert took < 4, f"{took:.1f} s to stop after Ctrl-C (it embedded what was queued first)"
+    line = said(err)
+    found = re.fullmatch(r"interrupted: (\d+) of 200 documents stored(?: \(run the same command again to store the"
+                         r" rest\))?; (\d+) beliefs not embedded yet: beliefdb embed", line)
+    assert found, line
     versions, beliefs, unembedded = counts(db_url)
-    assert versions > 0 and beliefs == 2 * versions
-    assert unembedded > 0  # left for beliefdb embed
+    assert int(found[1]) == versions > 0 and beliefs == 2 * versions
+    assert int(found[2]) == unembedded > 0  # left for beliefdb embed
+    assert ("run the same command again" in line) == (versions < 200)
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_an_ingest_of_several_files_says_how_many_are_stored(
+        db_url: str, tmp_path: Path, slow: SlowEmbeddings) -> None:
+    folder = documents(tmp_path / "nine", 9)
+    proc = beliefdb_process(db_url, "ingest", str(folder), env=slow.env())
+    slow.wait_for(5)  # the fifth file is stored, its beliefs being embedded
+    _took, _out, err = interrupt(proc)
+    assert proc.returncode == 130, err
+    line = said(err)
+    assert line == ("interrupted: 5 of 9 files stored (run the same command again to store the rest);"
+                    " 2 beliefs not embedded yet: beliefdb embed"), line
+    assert counts(db_url) == (5, 10, 2)
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_an_ingest_of_one_file_says_whether_it_is_stored(
+        db_url: str, tmp_path: Path, slow: SlowEmbeddings) -> None:
+    path = documents(tmp_path / "one", 1) / "doc-0000.md"
+    proc = beliefdb_process(db_url, "ingest", str(path), env=slow.env())
+    slow.wait_for(1)
+    _took, _out, err = interrupt(proc)
+    assert proc.returncode == 130, err
+    line = said(err)
+    assert re.fullmatch(r"interrupted: \S*doc-0000\.md stored; 2 beliefs not embedded yet: beliefdb embed", line), line
+    assert counts(db_url) == (1, 2, 2)
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_embed_says_how_many_are_embedded(db_url: str, tmp_path: Path, slow: SlowEmbeddings) -> None:
+    with beliefdb.connect(db_url) as db:
+        db.ingest(documents(tmp_path / "five", 5), embed=False)
+    proc = beliefdb_process(db_url, "embed", "--batch", "2", env=slow.env())
+    slow.wait_for(3)  # two batches embedded, the third under way
+    _took, _out, err = interrupt(proc)
+    assert proc.returncode == 130, err
+    assert said(err) == "interrupted: 4 of 10 beliefs embedded; 6 not embedded yet: beliefdb embed"
+    assert counts(db_url) == (5, 10, 6)
 
 
 class Busy:

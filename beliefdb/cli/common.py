@@ -189,6 +189,14 @@ def picture_format(fmt: PictureFormat | None, as_json: bool) -> PictureFormat:
     return fmt or PictureFormat.text
 
 
+def say_interrupted(exc: KeyboardInterrupt) -> None:
+    """What a command stopped by Ctrl-C had stored and what is left, as the library noted it on the interrupt,
+    in one line on stderr (``interrupted: 4 of 9 files stored; ...``); nothing when it noted nothing."""
+    notes = getattr(exc, "__notes__", None)
+    if notes:
+        typer.echo(f"interrupted: {plain(api.shown('; '.join(notes)))}", err=True)
+
+
 @contextmanager
 def errors(as_json: bool) -> Iterator[None]:
     """beliefdb's errors as one line (a JSON object with ``as_json``) and exit code 1."""

@@ -63,6 +63,7 @@ from beliefdb.cli.common import (
     parse_time,
     picture_format,
     print_skipped,
+    say_interrupted,
     skipped_files,
     typed,
     unwrap_help,
@@ -97,6 +98,9 @@ class _Root(TyperGroup):
         try:
             with wording("cli"):  # beliefdb's messages name options (--reason), not arguments (reason=)
                 return super().invoke(ctx)
+        except KeyboardInterrupt as exc:  # (typer exits 130)
+            say_interrupted(exc)
+            raise
         except Exception as exc:
             usage_error(exc, bool(ctx.meta.get("beliefdb.json")))
 

@@ -32,6 +32,7 @@ from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
 from beliefdb.inputs import shown
 from beliefdb.models import BulkReport, IngestReport
+from beliefdb.store import interrupted
 from beliefdb.store.documents import documents, no_documents
 from beliefdb.store.ingest import (
     Prepared,
@@ -124,8 +125,13 @@ def _write(db: Database, docs: list[_Document], options: SourceOptions) -> list[
     with db.transaction() as c:
         _stage(c, docs, options.version_label)
         rows = c.execute(Q.bulk_ingest_batch, (options.origin, options.authority, options.provenance)).fetchall()
-    return [d.ready.told(ingest_report(row[0], d.path), row[0].get("forgotten"))
-            for d, row in zip(docs, rows, strict=True)]
+    try:
+        return [d.ready.told(ingest_report(row[0], d.path), row[0].get("forgotten"))
+                for d, row in zip(docs, rows, strict=True)]
+    except KeyboardInterrupt as exc:  # (Ctrl-C once the batch committed: its documents are stored)
+        at = interrupted.left(exc)
+        at.stored, at.unembedded = len(docs), sum(len(row[0]["accepted"]) for row in rows)
+        raise
 
 
 def _batches(todo: list[tuple[str, Path | str]], size: int) -> Iterator[list[tuple[str, Path | str]]]:
@@ -158,7 +164,9 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
     stopped: list[str] = []  # why embedding stopped: the rest waits for beliefdb embed, untried
     count = 0
     chunks = list(_batches(todo, batch))
-    with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-embed") as embedder,
+    # (on Ctrl-C, what was stored, once the threads have stopped)
+    with (_said_on_interrupt(lambda exc: _interrupted(exc, reports, len(todo), embedding if embed else None)),
+          ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-embed") as embedder,
           ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-read") as reader,
           _cancelled_on_interrupt(embedder, reader)):
         # (the next batch is read and extracted while the database stores this one; each thread runs in a copy
@@ -178,7 +186,7 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
                     raise  # (nothing was changed, as it says)
                 fix = not isinstance(exc, errors.DatabaseUnavailable)
                 raise type(exc)(_stopped(exc.message, number, count, fix=fix)) from exc
-            reports.extend(written)
+            reports.extend(written)  # (before count: what a Ctrl-C says is counted from the reports)
             count += len(written)
             ids = [a.id for r in written for a in r.accepted]
             if embed:
@@ -187,7 +195,7 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
             if progress is not None:
                 progress(count, len(todo))
         why = _embedded(embedding, embed_progress)
-    unanalyzed = _analyze(db)
+        unanalyzed = _analyze(db)
     return BulkReport(
         documents=count, batches=(len(todo) + batch - 1) // batch,
         new_versions=sum(r.new_version for r in reports), accepted=sum(len(r.accepted) for r in reports),
@@ -207,6 +215,30 @@ def _cancelled_on_interrupt(*pools: ThreadPoolExecutor) -> Iterator[None]:
         for pool in pools:
             pool.shutdown(wait=False, cancel_futures=True)
         raise
+
+
+@contextmanager
+def _said_on_interrupt(said: Callable[[KeyboardInterrupt], str]) -> Iterator[None]:
+    """On Ctrl-C, ``said(it)`` as a note on the KeyboardInterrupt (:mod:`beliefdb.store.interrupted`)."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        exc.add_note(said(exc))
+        raise
+
+
+def _interrupted(exc: KeyboardInterrupt, reports: list[IngestReport], total: int,
+                 embedding: list[tuple[int, Future[str | None]]] | None) -> str:
+    """What a run stopped by Ctrl-C stored (the batches written, the one under way if it had committed) and
+    what waits: the documents not reached, the new beliefs without a vector (``embedding`` None: not asked)."""
+    at = interrupted.left(exc)
+    stored = len(reports) + at.stored
+    said = f"{stored:,} of {total:,} documents stored" + interrupted.rest(stored, total)
+    if embedding is None:
+        return said
+    embedded = sum(n for n, f in embedding
+                   if f.done() and not f.cancelled() and f.exception() is None and f.result() is None)
+    return said + interrupted.embed_later(sum(len(r.accepted) for r in reports) + at.unembedded - embedded)
 
 
 def _stopped(message: str, number: int, count: int, *, fix: bool = True) -> str:

@@ -30,7 +30,7 @@ from beliefdb.models import (
     IngestReport,
     Skipped,
 )
-from beliefdb.store import files
+from beliefdb.store import files, interrupted
 from beliefdb.store.documents import SUPPORTED_SUFFIXES, named_documents
 from beliefdb.store.vectors import embed_written
 from beliefdb.text.extractor import Candidate
@@ -231,7 +231,11 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
             row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
         report = ready.told(ingest_report(row[0], path), row[0].get("forgotten"))
-    deferred = embed_accepted(db, report, embed, conn)
+    try:
+        deferred = embed_accepted(db, report, embed, conn)
+    except KeyboardInterrupt as exc:  # (Ctrl-C once it committed: the text is stored)
+        interrupted.left(exc).stored = int(conn is None)
+        raise
     return replace(report, embedding_deferred=deferred) if deferred else report
 
 
@@ -364,9 +368,23 @@ def each_file(paths: Sequence[Path], ingest_one: Callable[[Path], IngestReport],
                                                                 " stored: run again to resume")) from exc
         except errors.BeliefDBError as exc:
             results.append(IngestFailure(path=shown(path), error=exc.code, message=exc.message))
+        except KeyboardInterrupt as exc:
+            exc.add_note(_interrupted(paths, results, interrupted.left(exc)))
+            raise
         if progress is not None:
             progress(path)
     return results
+
+
+def _interrupted(paths: Sequence[Path], results: list[IngestReport | IngestFailure], at: interrupted.Left) -> str:
+    """What an ingest of ``paths`` stopped by Ctrl-C had stored: the files before the one under way (those
+    refused aside), that one too if it had committed, and the beliefs left without a vector."""
+    stored = sum(isinstance(r, IngestReport) for r in results) + at.stored
+    refused = len(results) - sum(isinstance(r, IngestReport) for r in results)
+    said = (f"{shown(paths[0])} {'stored' if stored else 'not stored'}" if len(paths) == 1 else
+            f"{stored:,} of {len(paths):,} files stored" + (f", {refused:,} refused" if refused else "")
+            + interrupted.rest(stored + refused, len(paths)))
+    return said + interrupted.embed_later(at.unembedded)
 
 
 def check_file_size(path: Path, limit: int) -> None:

@@ -20,6 +20,7 @@ from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, cut
 from beliefdb.errors import BeliefDBError, EmbedderUnavailable, InvalidInput, ModelMismatch, after_committed, spelled
 from beliefdb.models import EmbedReport
+from beliefdb.store import interrupted
 
 
 @dataclass(frozen=True)
@@ -135,12 +136,16 @@ def embed_ids(db: Database, ids: Sequence[UUID]) -> str | None:
     Their write has committed: nothing raised here may reach its caller as if it had failed (a retry would
     only say already_applied), so any error is why the rest waits: beliefdb's in its own words, any other
     (a bug, a library's refusal of a setting) named by its type."""
+    start = 0
     try:
         for start in range(0, len(ids), EMBED_BATCH):
             with db.transaction() as c:
                 deferred = embed_new(db, ids[start:start + EMBED_BATCH], c)
             if deferred:
                 return deferred
+    except KeyboardInterrupt as exc:  # (Ctrl-C: the batch under way rolled back)
+        interrupted.left(exc).unembedded += len(ids) - start
+        raise
     except Exception as exc:  # (the write is stored: see above)
         said = exc.message if isinstance(exc, BeliefDBError) else f"{type(exc).__name__}: {exc}"
         server = "'beliefdb embed' on the server"
@@ -170,7 +175,7 @@ def embed_written(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[An
 
 
 def _embed_missing(db: Database, embedder: Embedder, batch: int, total: int,
-                   progress: Callable[[int, int], None] | None, again: str) -> int:
+                   progress: Callable[[int, int], None] | None, command: str) -> int:
     """Embed every belief without a vector of ``embedder``'s model, one transaction per batch
     (an interrupted run resumes where it stopped: a failure says what the batches before it embedded)."""
     done = 0
@@ -185,7 +190,11 @@ def _embed_missing(db: Database, embedder: Embedder, batch: int, total: int,
             if not done:
                 raise
             raise type(exc)(after_committed(exc.message, f"{done:,} of {total:,} beliefs embedded before it: run"
-                                                         f" {again} again to resume")) from exc
+                                                         f" {_again(command)} again to resume")) from exc
+        except KeyboardInterrupt as exc:  # (Ctrl-C: the batch under way rolled back)
+            exc.add_note(f"{done:,} of {interrupted.counted(total, 'belief')} embedded"
+                         + (f"; {total - done:,} not embedded yet: {_again(command)}" if done < total else ""))
+            raise
         if progress is not None:
             progress(done, total)
 
@@ -210,7 +219,7 @@ def backfill(db: Database, embedder: Embedder, *, batch: int = 64,
     with db.transaction() as c:
         check_model(db, embedder, c)
         total = count_missing(db, embedder.model, c)
-    done = _embed_missing(db, embedder, batch, total, progress, _again("embed"))
+    done = _embed_missing(db, embedder, batch, total, progress, "embed")
     return EmbedReport(model=embedder.model, embedded=done, missing=0)
 
 
@@ -226,7 +235,7 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
         c.execute(Q.lock_workspace)
         c.execute(Q.set_target_model, (embedder.model, embedder.dim))
         total = count_missing(db, embedder.model, c)
-    done = _embed_missing(db, embedder, batch, total, progress, _again("reembed"))
+    done = _embed_missing(db, embedder, batch, total, progress, "reembed")
     with db.transaction() as c:
         c.execute(Q.lock_workspace)
         c.execute(Q.switch_to_target_model, (embedder.model,))
