@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -272,3 +273,42 @@ def test_a_lock_timeout_after_committed_batches_of_embed_does_not_say_nothing_ch
     assert "4 of 10 beliefs embedded before it" in message, message
     busy.close()
     assert counts(db_url)[2] == 6
+
+
+def console_script() -> str:
+    """The module and function the ``beliefdb`` console script calls (pyproject.toml)."""
+    target = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]["beliefdb"]
+    assert isinstance(target, str)
+    return target
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["-m", "console script"])
+def test_ctrl_c_while_the_command_loads_exits_130_without_a_traceback(db_url: str, how: str) -> None:
+    module, _, function = console_script().partition(":")
+    start = (["-m", "beliefdb"] if how == "-m"
+             else ["-c", f"import sys; sys.argv[0] = 'beliefdb'; from {module} import {function};"
+                         f" sys.exit({function}())"])
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("BELIEFDB_")}
+    caught = 0
+    for delay in (0.1, 0.2, 0.3, 0.4, 0.5, 0.7):
+        proc = subprocess.Popen([sys.executable, *start, "beliefs", "--db", db_url], env=clean, cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        _took, _out, err = interrupt(proc)
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, (delay, err)
+        if proc.returncode == 0 or (proc.returncode == -signal.SIGINT and not err):
+            continue  # done before the signal came (or it came as Python shut down, its handler gone)
+        assert proc.returncode == 130, (delay, proc.returncode, err)
+        caught += 1
+    assert caught >= 3, "too few of the signals came while the command ran: the test proved little"
+
+
+def test_importing_beliefdb_loads_none_of_it_until_used() -> None:
+    """What lets the entry point catch Ctrl-C while the command loads: ``import beliefdb`` is quick, and
+    ``beliefdb.connect`` and the rest load when first used."""
+    run = subprocess.run([sys.executable, "-c", "import sys, beliefdb; print('beliefdb.api' in sys.modules);"
+                          " print(callable(beliefdb.connect), beliefdb.__version__ == beliefdb.api.SOURCE_VERSION,"
+                          " beliefdb.BeliefDBError.__module__)"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60, check=True)
+    assert run.stdout.split() == ["False", "True", "True", "beliefdb.errors"], run.stdout + run.stderr
