@@ -704,6 +704,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.job_fail(bigint,text,double precision,boolean)",
         "beliefdb.job_finish(bigint,jsonb)",
         "beliefdb.job_retry(bigint[])",
+        "beliefdb.job_start_lost(bigint)",
         "beliefdb.job_started(bigint,text)",
         "beliefdb.job_submit(text,jsonb,integer)",
         "beliefdb.job_take(text)",

@@ -14,6 +14,7 @@ from beliefdb.db.connector import Database
 from beliefdb.inputs import check_callback, given_path
 from beliefdb.models import Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import jobs as queue
+from beliefdb.store import workers
 from beliefdb.store.ingest import SourceOptions
 
 
@@ -102,5 +103,5 @@ class Jobs:
             # (each job holds a connection for its transaction, and records its start on another)
             raise errors.InvalidInput(f"concurrency {concurrency} needs {concurrency + 1} connections, and this"
                                       f" BeliefDB has {self.database.max_size}: connect with a larger max_size")
-        return queue.work(self.database, worker=worker, concurrency=concurrency, stop_when_empty=stop_when_empty,
+        return workers.work(self.database, worker=worker, concurrency=concurrency, stop_when_empty=stop_when_empty,
                          once=once, embed=embed, backoff=backoff, stop=stop, on_outcome=on_outcome)

@@ -1352,6 +1352,14 @@ select j.id, j.payload, j.attempts, j.max_attempts from beliefdb.job_take(%s) as
 -- Record that this worker started a job (on a connection of its own: committed at once); how many times it was started
 select beliefdb.job_started(%s, %s);
 
+-- job_start_id --
+-- The start this transaction recorded (job_started) of a job by this worker
+select max(s.id) from beliefdb.job_start s where s.job_id = %s and s.worker = %s;
+
+-- job_start_lost --
+-- A start of a queued job whose worker lost its connection: no attempt (deleted); whether it was
+select beliefdb.job_start_lost(%s);
+
 -- job_finish --
 -- Mark the job this transaction took as done, with its result
 select beliefdb.job_finish(%s, %s);

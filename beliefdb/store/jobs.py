@@ -9,7 +9,10 @@ transaction (or fails the job at once when every attempt would fail alike, :data
 worker killed at any point loses its connection, the server rolls its transaction back, and the job
 is queued again as it was: no document is lost or ingested twice. The start of
 each attempt is recorded at once on another connection (``job_started``), so a document that brings
-its worker down every time uses up its attempts and is failed with the reason.
+its worker down every time uses up its attempts and is failed with the reason. A worker that lives on
+but lost the job's connection (a server restart, pg_terminate_backend) says that start was no attempt
+once it reaches the database again (``job_start_lost``): a lost database is not the document's fault.
+The workers' loop is :mod:`beliefdb.store.workers`.
 
 The new beliefs are embedded after the job commits, as ``ingest`` does (a model is far slower than
 the writes, and the workspace's write lock is held until commit). A worker killed between the
@@ -19,25 +22,22 @@ when it starts and whenever it finds the queue empty (as ``beliefdb embed`` does
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
-import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.embedders import get_embedder
 from beliefdb.inputs import shown, storable
-from beliefdb.models import IngestReport, Job, JobOutcome, Turn, WorkReport
+from beliefdb.models import IngestReport, Job, JobOutcome, Turn
 from beliefdb.store import ingest
-from beliefdb.store import vectors as embeddings
 from beliefdb.store.beliefs import check_page_limit
 from beliefdb.store.conversations import CHAT_SUFFIXES, read_chat_file
 from beliefdb.store.documents import named_documents
@@ -241,140 +241,79 @@ def _check_worker(payload: dict[str, Any]) -> None:
         LLMConfig.from_env()
 
 
-def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = BACKOFF_SECONDS) -> JobOutcome | None:
+def _started(db: Database, job_id: int, worker: str) -> int:
+    """Record the start of a job, committed at once on another connection (if this worker dies, the attempt
+    still counts); the start's id."""
+    with db.transaction() as c:
+        c.execute(Q.job_started, (job_id, worker))
+        row = c.execute(Q.job_start_id, (job_id, worker)).fetchone()
+    assert row is not None and row[0] is not None
+    return int(row[0])
+
+
+def _lost(conn: psycopg.Connection[Any], exc: BaseException) -> bool:
+    """Whether the job's connection was lost while this worker lives: ended by the server (a restart,
+    pg_terminate_backend), not by the job's own doing (a transaction left idle too long, 25P03: an extraction
+    longer than BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT uses up its attempts, as before)."""
+    cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    return conn.broken and not (isinstance(cause, psycopg.Error) and cause.sqlstate == "25P03")
+
+
+def record_lost(db: Database, lost: list[int]) -> None:
+    """Say which starts were no attempts (their connection was lost, :func:`_lost`): deleted, they use up none
+    of their jobs' attempts. DatabaseUnavailable while the database is away (those not said stay in ``lost``)."""
+    while lost:
+        db.scalar(Q.job_start_lost, (lost[0],))
+        lost.pop(0)
+
+
+def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = BACKOFF_SECONDS,
+            lost: list[int] | None = None) -> JobOutcome | None:
     """Take the oldest ready job and run it in one transaction (None: no job is ready). A document
     that fails is recorded (queued again after a backoff, or failed after its last attempt, or at once
-    when every attempt would fail alike: :data:`REFUSALS`); a lost
-    connection raises :class:`~beliefdb.errors.DatabaseUnavailable`, and the job stays queued."""
+    when every attempt would fail alike: :data:`REFUSALS`). A lost connection raises
+    :class:`~beliefdb.errors.DatabaseUnavailable`, and the job stays queued with its attempts as they were:
+    its start is said to be no attempt at once, or, while the database is away, kept in ``lost`` and said
+    before the next job is taken (:func:`record_lost`). (A worker that died says nothing: its start counts.)"""
+    lost = [] if lost is None else lost
+    record_lost(db, lost)
     report: IngestReport | None = None
-    with db.transaction() as c:
-        row = c.execute(Q.job_take, (worker,)).fetchone()
-        if row is None:
-            return None
-        job_id, payload, attempts = int(row[0]), row[1], int(row[2])
-        # the start commits now, on another connection: if this worker dies, the attempt still counts
-        db.scalar(Q.job_started, (job_id, worker))
-        # (a conversation every turn of which a forget took out is a conversation still: no turn says so)
-        origin = payload.get("origin") or ("conversation" if payload.get("turns") == [] else None)
-        options = ingest.SourceOptions(name=payload["source"], authority=payload.get("authority"),
-                                       provenance=payload.get("label"), origin=origin,
-                                       version_label=payload.get("version_label"))
-        checked = False  # (whether this worker's settings took the job: see _check_worker)
-        try:
-            _check_worker(payload)
-            checked = True
-            report = ingest.ingest_text(db, payload["text"], options, extractor=payload.get("extractor") or "rules",
-                                        path=payload.get("path"), embed=False, conn=c, turns=_turns(payload))
-        except Exception as exc:  # the document's failure is the job's, recorded; the worker goes on
-            final = checked and isinstance(exc, REFUSALS)
-            failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff, final)).fetchone()
-            assert failed is not None
-            return JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]), attempts=attempts,
-                              error=_message(exc))
-        c.execute(Q.job_finish, (job_id, Jsonb(_summary(report))))
+    start: int | None = None
+    conn: psycopg.Connection[Any] | None = None
+    try:
+        with db.transaction() as c:
+            conn = c
+            row = c.execute(Q.job_take, (worker,)).fetchone()
+            if row is None:
+                return None
+            job_id, payload, attempts = int(row[0]), row[1], int(row[2])
+            start = _started(db, job_id, worker)
+            # (a conversation every turn of which a forget took out is a conversation still: no turn says so)
+            origin = payload.get("origin") or ("conversation" if payload.get("turns") == [] else None)
+            options = ingest.SourceOptions(name=payload["source"], authority=payload.get("authority"),
+                                           provenance=payload.get("label"), origin=origin,
+                                           version_label=payload.get("version_label"))
+            checked = False  # (whether this worker's settings took the job: see _check_worker)
+            try:
+                _check_worker(payload)
+                checked = True
+                report = ingest.ingest_text(db, payload["text"], options,
+                                            extractor=payload.get("extractor") or "rules", path=payload.get("path"),
+                                            embed=False, conn=c, turns=_turns(payload))
+            except Exception as exc:  # the document's failure is the job's, recorded; the worker goes on
+                if c.broken:  # (the connection is gone: nothing can be recorded on it)
+                    raise
+                final = checked and isinstance(exc, REFUSALS)
+                failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff, final)).fetchone()
+                assert failed is not None
+                return JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]), attempts=attempts,
+                                  error=_message(exc))
+            c.execute(Q.job_finish, (job_id, Jsonb(_summary(report))))
+    except Exception as exc:
+        if start is not None and conn is not None and _lost(conn, exc):
+            lost.append(start)
+            with contextlib.suppress(errors.DatabaseUnavailable):
+                record_lost(db, lost)
+        raise
     deferred = ingest.embed_accepted(db, report, embed)
     return JobOutcome(id=job_id, source=report.source, status="done", attempts=attempts, embedding_deferred=deferred)
-
-
-def heal_embeddings(db: Database) -> int:
-    """Embed every belief left without a vector (a worker killed between a job's commit and its
-    embedding); 0 when the embedder cannot be had (``beliefdb embed`` says why)."""
-    try:
-        return embeddings.backfill(db, get_embedder()).embedded
-    except (errors.EmbedderUnavailable, errors.ModelMismatch):
-        return 0
-
-
-@dataclass
-class _Tally:
-    report: WorkReport = field(default_factory=WorkReport)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, outcome: JobOutcome | None = None, embedded: int = 0) -> None:
-        with self.lock:
-            r = self.report
-            if outcome is None:
-                self.report = WorkReport(r.done, r.retried, r.failed, r.embedded + embedded, r.outcomes)
-                return
-            self.report = WorkReport(done=r.done + (outcome.status == "done"),
-                                     retried=r.retried + (outcome.status == "queued"),
-                                     failed=r.failed + (outcome.status == "failed"),
-                                     embedded=r.embedded + embedded, outcomes=[*r.outcomes, outcome])
-
-
-def _seconds_until(moment: datetime | None) -> float | None:
-    return None if moment is None else (moment - datetime.now(UTC)).total_seconds()
-
-
-@dataclass(frozen=True)
-class _NextReady:
-    at: datetime | None
-    workspace_exists: bool
-
-
-def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_when_empty: bool = False,
-         once: bool = False, embed: bool = True, backoff: float = BACKOFF_SECONDS, poll: float = POLL_SECONDS,
-         stop: threading.Event | None = None, on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:
-    """Run jobs with ``concurrency`` threads until ``stop`` is set (a job under way is finished first),
-    or the queue holds no job (``stop_when_empty``: jobs waiting for a backoff are waited for), or
-    after one job (``once``: the oldest ready one, if any). A workspace deleted under it stops it with
-    UnknownWorkspace when it finds no job ready (a job under way finishes or fails first)."""
-    if concurrency < 1:
-        raise errors.InvalidInput(f"concurrency must be at least 1, not {concurrency}")
-    if backoff < 0 or poll <= 0:
-        raise errors.InvalidInput("backoff must not be negative and poll must be positive")
-    name = worker or default_worker_name()
-    stop = stop or threading.Event()
-    tally = _Tally()
-    if embed:
-        tally.add(embedded=heal_embeddings(db))
-    failures: list[BaseException] = []
-
-    def loop() -> None:
-        idle_healed = True
-        while not stop.is_set():
-            try:
-                outcome = run_one(db, name, embed=embed, backoff=backoff)
-            except errors.DatabaseUnavailable as exc:
-                if once or isinstance(exc, errors.SchemaMismatch):  # (no wait mends a schema to migrate)
-                    raise
-                stop.wait(poll)  # (the job stays queued; the server may be back in a moment)
-                continue
-            if outcome is not None:
-                tally.add(outcome)
-                if on_outcome is not None:
-                    on_outcome(outcome)
-                idle_healed = False
-                if once:
-                    return
-                continue
-            if once:
-                return
-            if embed and not idle_healed:
-                tally.add(embedded=heal_embeddings(db))
-                idle_healed = True
-            ready = db.fetch_one(_NextReady, Q.jobs_next_ready)
-            if not ready.workspace_exists:
-                raise errors.UnknownWorkspace(f"workspace '{db.workspace_name}' was deleted: the worker stops")
-            wait = _seconds_until(ready.at)
-            if wait is None and stop_when_empty:
-                return
-            stop.wait(poll if wait is None else min(max(wait, 0.05), poll))
-
-    def guarded() -> None:
-        try:
-            loop()
-        except BaseException as exc:
-            failures.append(exc)
-            stop.set()
-
-    threads = [threading.Thread(target=guarded, name=f"beliefdb-worker-{i}", daemon=True)
-               for i in range(1 if once else concurrency)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        while t.is_alive():
-            t.join(0.2)  # (short joins: the main thread stays free to handle a signal)
-    if failures:
-        raise failures[0]
-    return tally.report

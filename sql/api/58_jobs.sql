@@ -145,6 +145,34 @@ end
 $$;
 comment on function beliefdb.job_started(bigint, text) is 'Record (committed at once, on a connection of its own) that a worker started a job; how many times it was started (since it was last retried)';
 
+-- A start of a job that was no attempt (docs/operations.md, Retries: a lost database is not the document's
+-- fault): its worker, alive, lost the connection that ran the job (a server restart, pg_terminate_backend),
+-- and the job's transaction was rolled back with it. The worker says so once it reaches the database again,
+-- and the start is deleted: it uses up none of the job's attempts, and job_take does not take it for a
+-- worker that died. A start of a job since done or failed, or from before its last retry (which counts no
+-- more), is kept. Whether the start was deleted.
+create or replace function beliefdb.job_start_lost(p_start bigint)
+returns boolean
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+begin
+    delete from beliefdb.job_start s
+     using beliefdb.job j
+     where s.workspace_id = v_ws and s.id = p_start
+       and j.workspace_id = v_ws and j.id = s.job_id and j.status = 'queued'
+       and beliefdb._job_visible(j.submitted_by)
+       and (select pg_catalog.count(*) from beliefdb.job_start e
+             where e.workspace_id = v_ws and e.job_id = s.job_id and e.id <= s.id)
+           > coalesce((j.payload ->> 'starts_before_retry')::bigint, 0);
+    return found;
+end
+$$;
+comment on function beliefdb.job_start_lost(bigint) is 'Delete a start of a queued job whose worker lost its connection (no attempt: a lost database is not the document''s fault); whether it was deleted';
+
 -- The job this transaction took is done: it commits with the ingest's writes. Its document's text
 -- is cleared from the payload in the same transaction, with a conversation's turns (their speakers
 -- and times are the text's): it lives on as the source version, where forget finds it (rule 14 of
