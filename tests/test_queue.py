@@ -297,8 +297,10 @@ def test_a_document_whose_worker_dies_at_every_attempt_is_failed_with_the_reason
         dying.close()
         (seen,) = bdb.jobs()
         assert (seen.status, seen.attempts) == ("queued", attempt)  # (rolled back, but its start counts)
-    # both attempts were used up by workers that died: the next take fails it instead of running it
-    assert bdb.work(stop_when_empty=True, embed=False).outcomes == []
+    # both attempts were used up by workers that died: the next take fails it instead of running it (and
+    # that worker counts it failed for good)
+    report = bdb.work(stop_when_empty=True, embed=False)
+    assert [(o.id, o.status, o.attempts) for o in report.outcomes] == [(job, "failed", 2)] and report.failed == 1
     (failed,) = bdb.jobs()
     assert (failed.status, failed.attempts) == ("failed", 2)
     assert failed.last_error == "its worker died during 2 of its 2 attempts (killed, or brought down by this document)"

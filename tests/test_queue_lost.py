@@ -1,6 +1,7 @@
 """A worker whose connection is lost mid-job (pg_terminate_backend, a server restart) is alive: the job stays
 queued and uses up none of its attempts (docs/operations.md, Retries: "a lost database is not the document's
-fault")."""
+fault"); a job whose worker died (SIGKILL) at its last attempt is failed by the next worker, which counts it
+failed for good (and, draining the queue, exits 1)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import Cli
 
 import beliefdb
 from beliefdb.db import migrate
@@ -106,3 +108,35 @@ def test_a_server_crash_mid_job_uses_up_no_attempt(server: tuple[EmbeddedServer,
         assert (seen.id, seen.status, seen.attempts, seen.last_error) == (job, "done", 1, None)
         assert (report.done, report.failed) == (1, 0)
 
+
+def _started_by_a_worker_that_dies(bdb: beliefdb.BeliefDB, db_url: str, job: int) -> None:
+    """A worker killed mid-job (SIGKILL): its start committed, its job's transaction rolled back."""
+    dying = _as_app(db_url, bdb.database.workspace_id)
+    assert dying.execute("select j.id from beliefdb.job_take('dying') j").fetchone() == (job,)
+    bdb.database.scalar("select beliefdb.job_started(%s, 'dying')", (job,))
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute("select pg_terminate_backend(%s, 10000)", (dying.info.backend_pid,))
+    dying.close()
+
+
+def test_a_job_failed_for_a_worker_that_died_is_counted_failed_for_good(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    (job,) = bdb.submit(text=POLICY, source="returns.md", max_attempts=1)
+    (other,) = bdb.submit(text=POLICY, source="other.md")
+    _started_by_a_worker_that_dies(bdb, db_url, job)
+    report = bdb.work(stop_when_empty=True, embed=False)
+    assert (report.done, report.retried, report.failed) == (1, 0, 1)
+    died = "its worker died during 1 of its 1 attempts (killed, or brought down by this document)"
+    assert [(o.id, o.source, o.status, o.attempts, o.error) for o in report.outcomes] == [
+        (job, "returns.md", "failed", 1, died), (other, "other.md", "done", 1, None)]
+
+
+def test_a_worker_draining_the_queue_exits_1_when_it_failed_a_job_whose_worker_died(cli: Cli, bdb: beliefdb.BeliefDB,
+                                                                                    db_url: str) -> None:
+    (job,) = bdb.submit(text=POLICY, source="returns.md", max_attempts=1)
+    _started_by_a_worker_that_dies(bdb, db_url, job)
+    result = cli("worker", "--until-empty", "--no-embed", expect=1)
+    assert result.stdout.splitlines() == [
+        f"job {job} failed after 1 attempt(s): its worker died during 1 of its 1 attempts (killed, or brought down"
+        " by this document)",
+        "0 done, 0 attempt(s) failed and queued again, 1 failed for good"]
+    assert result.stderr.strip() == "error: 1 job(s) failed for good: see beliefdb jobs --status failed"

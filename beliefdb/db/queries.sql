@@ -1348,6 +1348,13 @@ select s.id from beliefdb.job_submit(%s, %s, %s) as s(id);
 -- Take the oldest ready job no other worker holds, locked until this transaction ends (none: no row)
 select j.id, j.payload, j.attempts, j.max_attempts from beliefdb.job_take(%s) as j;
 
+-- job_taken_failed --
+-- The jobs job_take failed in this transaction, their workers having died during every attempt (id, source, attempts, error)
+select f.id, f.source, f.attempts, f.error
+  from pg_catalog.jsonb_to_recordset(coalesce(
+           nullif(pg_catalog.current_setting('beliefdb.jobs_failed_taking', true), ''), '[]')::jsonb)
+       as f(id bigint, source text, attempts integer, error text);
+
 -- job_started --
 -- Record that this worker started a job (on a connection of its own: committed at once); how many times it was started
 select beliefdb.job_started(%s, %s);

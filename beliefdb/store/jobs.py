@@ -268,8 +268,9 @@ def record_lost(db: Database, lost: list[int]) -> None:
 
 
 def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = BACKOFF_SECONDS,
-            lost: list[int] | None = None) -> JobOutcome | None:
-    """Take the oldest ready job and run it in one transaction (None: no job is ready). A document
+            lost: list[int] | None = None) -> list[JobOutcome]:
+    """Take the oldest ready job and run it in one transaction; what became of it, after the jobs the take
+    failed on its way, their workers having died during every attempt (none: no job is ready). A document
     that fails is recorded (queued again after a backoff, or failed after its last attempt, or at once
     when every attempt would fail alike: :data:`REFUSALS`). A lost connection raises
     :class:`~beliefdb.errors.DatabaseUnavailable`, and the job stays queued with its attempts as they were:
@@ -284,8 +285,10 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
         with db.transaction() as c:
             conn = c
             row = c.execute(Q.job_take, (worker,)).fetchone()
+            died = [JobOutcome(id=int(f[0]), source=str(f[1]), status="failed", attempts=int(f[2]), error=str(f[3]))
+                    for f in c.execute(Q.job_taken_failed).fetchall()]
             if row is None:
-                return None
+                return died
             job_id, payload, attempts = int(row[0]), row[1], int(row[2])
             start = _started(db, job_id, worker)
             # (a conversation every turn of which a forget took out is a conversation still: no turn says so)
@@ -306,8 +309,8 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
                 final = checked and isinstance(exc, REFUSALS)
                 failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff, final)).fetchone()
                 assert failed is not None
-                return JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]), attempts=attempts,
-                                  error=_message(exc))
+                return [*died, JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]),
+                                          attempts=attempts, error=_message(exc))]
             c.execute(Q.job_finish, (job_id, Jsonb(_summary(report))))
     except Exception as exc:
         if start is not None and conn is not None and _lost(conn, exc):
@@ -316,4 +319,5 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
                 record_lost(db, lost)
         raise
     deferred = ingest.embed_accepted(db, report, embed)
-    return JobOutcome(id=job_id, source=report.source, status="done", attempts=attempts, embedding_deferred=deferred)
+    return [*died, JobOutcome(id=job_id, source=report.source, status="done", attempts=attempts,
+                              embedding_deferred=deferred)]

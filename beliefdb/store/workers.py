@@ -76,16 +76,17 @@ def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_
         lost: list[int] = []  # (starts of this thread whose connection was lost, to say once the database is back)
         while not stop.is_set():
             try:
-                outcome = run_one(db, name, embed=embed, backoff=backoff, lost=lost)
+                outcomes = run_one(db, name, embed=embed, backoff=backoff, lost=lost)
             except errors.DatabaseUnavailable as exc:
                 if once or isinstance(exc, errors.SchemaMismatch):  # (no wait mends a schema to migrate)
                     raise
                 stop.wait(poll)  # (the job stays queued; the server may be back in a moment)
                 continue
-            if outcome is not None:
+            for outcome in outcomes:  # (a job failed for a worker that died is failed for good too)
                 tally.add(outcome)
                 if on_outcome is not None:
                     on_outcome(outcome)
+            if outcomes:
                 idle_healed = False
                 if once:
                     return

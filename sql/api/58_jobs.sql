@@ -65,7 +65,10 @@ comment on function beliefdb.job_submit(text, jsonb, integer) is 'Queue one job 
 
 -- Take the oldest ready job (queued, its backoff over, no earlier job of its source queued) that
 -- no other worker holds, for this transaction: it is running until the transaction ends with job_finish or job_fail, and queued
--- again as it was if the transaction rolls back (its worker died). The job acts as whoever
+-- again as it was if the transaction rolls back (its worker died). A job whose workers died during
+-- every attempt it had is failed on the way, with the reason, and listed for the transaction in the
+-- setting beliefdb.jobs_failed_taking (a JSON array of id, source, attempts and error), so the worker
+-- that failed it counts it failed for good. The job acts as whoever
 -- submitted it: a session of the schema's owner takes any job of the workspace and acts as its
 -- submitter for the rest of the transaction; an agent's login takes only its own jobs.
 create or replace function beliefdb.job_take(p_worker text)
@@ -78,6 +81,7 @@ declare
     v_ws uuid := beliefdb._bound_workspace();
     v_job beliefdb.job;
     v_starts bigint;
+    v_failed record;
 begin
     loop
         select j.* into v_job
@@ -104,7 +108,12 @@ begin
                last_error = pg_catalog.format(
                    'its worker died during %s of its %s attempts (killed, or brought down by this document)',
                    v_starts - j.attempts, v_starts)
-         where j.workspace_id = v_ws and j.id = v_job.id;
+         where j.workspace_id = v_ws and j.id = v_job.id
+        returning j.id, j.payload ->> 'source' as source, j.attempts, j.last_error as error into v_failed;
+        -- (the worker counts it failed for good: beliefdb.jobs_failed_taking, what job_taken_failed reads)
+        perform pg_catalog.set_config('beliefdb.jobs_failed_taking',
+            (coalesce(nullif(pg_catalog.current_setting('beliefdb.jobs_failed_taking', true), ''), '[]')::jsonb
+             || pg_catalog.jsonb_build_array(pg_catalog.to_jsonb(v_failed)))::text, true);
     end loop;
     update beliefdb.job j
        set status = 'running', attempts = greatest(j.attempts, v_starts) + 1, worker = p_worker,
