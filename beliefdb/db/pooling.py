@@ -11,6 +11,7 @@ with other calls, the pool is made anew, and the call and those after it are ser
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -28,6 +29,25 @@ from beliefdb.db import conninfo
 PROBE_AFTER = 2.0
 #: how long a call waits in all for a connection while the server is up (every one busy with other calls)
 POOL_WAIT = 30.0
+
+
+class _QuietLostConnections(logging.Filter):
+    """What psycopg says of a connection the server ended (pg_terminate_backend, a restart) or a block cut off
+    (Ctrl-C): the pool's "discarding closed connection: <psycopg.Connection [BAD] at 0x...>" (it replaces the
+    connection), and psycopg's "error ignored terminating <psycopg.Pipeline ...>" or "error ignored in
+    rollback" (an error met while the block's own exception was raised). The call says what happened in
+    one line (its exception), so these are not printed before it."""
+
+    SAID = ("discarding closed connection", "discarding broken connection", "error ignored terminating",
+            "error ignored in rollback")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno <= logging.WARNING and isinstance(record.msg, str)
+                    and record.msg.startswith(self.SAID))
+
+
+for _name in ("psycopg.pool", "psycopg", "psycopg.transaction"):
+    logging.getLogger(_name).addFilter(_QuietLostConnections())
 
 
 def opened_here(pid: int) -> None:
