@@ -70,6 +70,32 @@ def test_a_connection_lost_mid_job_uses_up_no_attempt_and_is_no_worker_that_died
 
 
 
+
+def test_a_job_whose_connection_is_lost_again_uses_up_its_attempts(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """The first loss of a job's connection in a worker is no attempt; the next ones are (a document that brings
+    the server down at every attempt, a backend's crash restarting it, is not retried for ever)."""
+    (job,) = bdb.submit(text=POLICY, source="returns.md", max_attempts=1)
+    holder = _as_app(db_url, bdb.database.workspace_id)
+    holder.execute("select beliefdb.lock_workspace()")
+    reports: list[WorkReport] = []
+    worker = threading.Thread(target=lambda: reports.append(bdb.work(stop_when_empty=True, embed=False)),
+                              daemon=True)
+    worker.start()
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        for _ in range(2):
+            admin.execute("select pg_terminate_backend(%s, 10000)", (_waiting_backend(admin),))
+    holder.rollback()
+    holder.close()
+    worker.join(60)
+    assert not worker.is_alive()
+    (report,) = reports
+    (seen,) = bdb.jobs()
+    died = "its worker died during 1 of its 1 attempts (killed, or brought down by this document)"
+    assert (seen.id, seen.status, seen.attempts, seen.last_error) == (job, "failed", 1, died)
+    assert (report.done, report.failed) == (0, 1)
+    assert bdb.beliefs() == []
+
+
 @pytest.fixture
 def server() -> Iterator[tuple[EmbeddedServer, str]]:
     """A server of its own (the suite's is shared), migrated, to crash."""

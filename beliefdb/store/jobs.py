@@ -26,6 +26,7 @@ import contextlib
 import os
 import socket
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -259,26 +260,43 @@ def _lost(conn: psycopg.Connection[Any], exc: BaseException) -> bool:
     return conn.broken and not (isinstance(cause, psycopg.Error) and cause.sqlstate == "25P03")
 
 
-def record_lost(db: Database, lost: list[int]) -> None:
-    """Say which starts were no attempts (their connection was lost, :func:`_lost`): deleted, they use up none
-    of their jobs' attempts. DatabaseUnavailable while the database is away (those not said stay in ``lost``)."""
-    while lost:
-        db.scalar(Q.job_start_lost, (lost[0],))
-        lost.pop(0)
+@dataclass
+class LostStarts:
+    """A worker's starts whose connection was lost (:func:`_lost`), to say once the database answers, and the
+    jobs they were of: only a job's first loss in a worker is no attempt (a document that brings the server
+    down at every attempt, a backend's crash restarting it, uses up its attempts like one that kills its worker)."""
+
+    starts: list[int] = field(default_factory=list)
+    jobs: set[int] = field(default_factory=set)
+
+    def add(self, job_id: int, start: int) -> None:
+        if job_id not in self.jobs:
+            self.jobs.add(job_id)
+            self.starts.append(start)
+
+
+def record_lost(db: Database, lost: LostStarts) -> None:
+    """Say which starts were no attempts: deleted, they use up none of their jobs' attempts.
+    DatabaseUnavailable while the database is away (those not said stay in ``lost``)."""
+    while lost.starts:
+        db.scalar(Q.job_start_lost, (lost.starts[0],))
+        lost.starts.pop(0)
 
 
 def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = BACKOFF_SECONDS,
-            lost: list[int] | None = None) -> list[JobOutcome]:
+            lost: LostStarts | None = None) -> list[JobOutcome]:
     """Take the oldest ready job and run it in one transaction; what became of it, after the jobs the take
     failed on its way, their workers having died during every attempt (none: no job is ready). A document
     that fails is recorded (queued again after a backoff, or failed after its last attempt, or at once
     when every attempt would fail alike: :data:`REFUSALS`). A lost connection raises
     :class:`~beliefdb.errors.DatabaseUnavailable`, and the job stays queued with its attempts as they were:
     its start is said to be no attempt at once, or, while the database is away, kept in ``lost`` and said
-    before the next job is taken (:func:`record_lost`). (A worker that died says nothing: its start counts.)"""
-    lost = [] if lost is None else lost
+    before the next job is taken (:func:`record_lost`; a job's first loss in this worker only, :class:`LostStarts`).
+    (A worker that died says nothing: its start counts.)"""
+    lost = LostStarts() if lost is None else lost
     record_lost(db, lost)
     report: IngestReport | None = None
+    job_id: int | None = None
     start: int | None = None
     conn: psycopg.Connection[Any] | None = None
     try:
@@ -313,8 +331,8 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
                                           attempts=attempts, error=_message(exc))]
             c.execute(Q.job_finish, (job_id, Jsonb(_summary(report))))
     except Exception as exc:
-        if start is not None and conn is not None and _lost(conn, exc):
-            lost.append(start)
+        if job_id is not None and start is not None and conn is not None and _lost(conn, exc):
+            lost.add(job_id, start)
             with contextlib.suppress(errors.DatabaseUnavailable):
                 record_lost(db, lost)
         raise

@@ -14,7 +14,7 @@ from beliefdb.db.queries import Q
 from beliefdb.embedders import get_embedder
 from beliefdb.models import JobOutcome, WorkReport
 from beliefdb.store import vectors as embeddings
-from beliefdb.store.jobs import BACKOFF_SECONDS, POLL_SECONDS, default_worker_name, run_one
+from beliefdb.store.jobs import BACKOFF_SECONDS, POLL_SECONDS, LostStarts, default_worker_name, run_one
 
 
 def heal_embeddings(db: Database) -> int:
@@ -73,7 +73,7 @@ def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_
 
     def loop() -> None:
         idle_healed = True
-        lost: list[int] = []  # (starts of this thread whose connection was lost, to say once the database is back)
+        lost = LostStarts()  # (starts of this thread whose connection was lost, to say once the database is back)
         while not stop.is_set():
             try:
                 outcomes = run_one(db, name, embed=embed, backoff=backoff, lost=lost)
