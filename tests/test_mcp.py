@@ -277,3 +277,28 @@ def test_the_remember_tool_says_a_new_text_replaces_the_sources_text(bdb: belief
     assert second["unsupported"] == [first["accepted"][0]["id"]]
     assert "replacing its earlier text" in said and "lose their support" in said, said
     assert "a source of its own" in said and "remember_turn" in said, said
+
+
+def test_ask_gives_a_model_long_quotes_and_fragments_cut(bdb: beliefdb.BeliefDB) -> None:
+    """A turn that is a pasted page was given whole in every quote and fragment: a top-20 answer of 2.4 MB, where
+    the context holds 5 kB. Over MCP a quote or fragment over 2,000 characters is cut to the sentence the belief
+    states (the text's start for a fragment) and marked cut; a short one is as it was."""
+    from beliefdb.interfaces.mcp import build
+
+    page = "Lorem ipsum dolor sit amet. " * 200
+    bdb.remember_turn("chat", "Maya", f"{page}I moved to Porto last week. {page}", embed=False)
+    bdb.remember_turn("chat", "Bob", f"Porto facts: {page}", embed=False)
+    bdb.remember_turn("chat", "Ana", "I moved to Porto too.", embed=False)
+
+    async def session() -> dict[str, Any]:
+        async with Client(build(local=bdb)) as client:
+            return dict(await caller(client)("ask", {"question": "Porto", "k": 20}))
+
+    answer = anyio.run(session)
+    (maya,) = [b for b in answer["beliefs"] if b["subject"] == "maya"]
+    (quote,) = maya["evidence"]
+    assert quote["cut"] is True and len(quote["quote"]) < 2_200 and "I moved to Porto last week." in quote["quote"]
+    assert all(len(f["text"]) < 2_200 for f in answer["fragments"]) and any(f.get("cut") for f in answer["fragments"])
+    (ana,) = [e for b in answer["beliefs"] if b["subject"] == "ana" for e in b["evidence"]]
+    assert "cut" not in ana and ana["quote"] == "I moved to Porto too."
+    assert len(bdb.why(maya["id"]).evidence[0].quote) > 10_000  # why gives it whole

@@ -190,13 +190,15 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
           " with retry_after (not the same as no history)."
           " `context` is a prompt-ready summary. When too few beliefs match, `fragments` holds matching text no"
           " belief was extracted from (kind `fragment`: unextracted text, not beliefs, not citable). With `run`"
-          " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.", reads=True)
+          " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them. A quote or"
+          " fragment over 2,000 characters comes cut to the part that matters (\"cut\": true; `why` gives it"
+          " whole).", reads=True)
     def ask(ctx: Context, question: Given, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
             min_confidence: Confidence = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
         return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
                                                               min_confidence=min_confidence,
                                                               include_fixtures=include_fixtures, run=run),
-                      lambda asked: render_ask.ask_json(answered(asked)))
+                      lambda asked: render_ask.for_model(render_ask.ask_json(answered(asked))))
 
     @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors, what it"
           " replaced or was replaced by, what is built on it (`as_of`: as it stood then, with its status then). Use it"

@@ -60,6 +60,30 @@ def ask_json(r: AskResult) -> dict[str, Any]:
     return out
 
 
+#: the longest quote or fragment ``ask`` gives a model whole (MCP): a pasted page a turn quotes fills its context
+FOR_MODEL: int = 2000
+
+
+def for_model(out: dict[str, Any], limit: int = FOR_MODEL) -> dict[str, Any]:
+    """``ask``'s JSON (:func:`ask_json`) for a model's context: a quote or fragment text over ``limit``
+    characters shown by the part that matters (:func:`~beliefdb.text.excerpts.excerpt`: the sentence the
+    belief states, or the text's start) and marked ``"cut": true``; ``why`` and ``source_excerpts`` give it
+    whole. A top-20 answer beside two pasted pages was 2.4 MB."""
+    def cut(item: dict[str, Any], key: str, statement: str) -> None:
+        if len(item[key]) > limit:
+            item[key], item["cut"] = excerpt(item[key], statement, limit), True
+
+    for b in out["beliefs"]:
+        for e in b["evidence"]:
+            cut(e, "quote", b["statement"])
+        for h in b["history"]:
+            for e in h["evidence"]:
+                cut(e, "quote", h["statement"])
+    for f in out["fragments"]:
+        cut(f, "text", "")
+    return out
+
+
 def _fragments_text(r: AskResult, n: int = 0) -> list[str]:
     """The fragments, numbered on from ``n`` (one numbering with the beliefs, where they are shown)."""
     if not r.fragments:
