@@ -46,13 +46,23 @@ def test_stdio_answers_a_lone_surrogate_with_the_tool_error_for_its_request(db_u
         for message in HELLO:
             process.stdin.write(json.dumps(message) + "\n")
         process.stdin.write(LINE + "\n")
+        # (found by review) a lone surrogate anywhere but a tool's arguments: an answer repeating it could not be
+        # written, and the server died with a traceback; such a line is the parse error it was, and serving goes on
+        for line in ('{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', '{"jsonrpc":"2.0","id":8,"method":"\\ud800"}',
+                     LINE.replace('"name":"ask"', '"name":"ask\\udc00"').replace('"id":7', '"id":9'),
+                     '{"jsonrpc":"2.0","id":10,"method":"ping"}'):
+            process.stdin.write(line + "\n")
         process.stdin.flush()
-        replies = [json.loads(process.stdout.readline()) for _ in range(2)]
+        replies = [json.loads(process.stdout.readline()) for _ in range(6)]
     finally:
         _out, err = process.communicate(timeout=60)
-    assert [r.get("id") for r in replies] == [1, 7], (replies, err)
-    refused_as_the_tool_refuses(replies[1])
-    assert process.returncode == 0 and "not an MCP message" not in err, err
+    # (the tool call is answered when it is done: the parse errors may come first)
+    assert sorted((r.get("id") or 0) for r in replies) == [0, 0, 0, 1, 7, 10], (replies, err)
+    refused_as_the_tool_refuses(next(r for r in replies if r.get("id") == 7))
+    assert "Traceback" not in err, err
+    # the tool call (line 3) was a message; the three others were not, and are said so (at the end: exit 1)
+    assert [n for n in range(1, 8) if f"line {n} of stdin is not an MCP message" in err] == [4, 5, 6], err
+    assert process.returncode == 1, err
     assert row_counts(db_url) == before
 
 

@@ -9,7 +9,8 @@ HTTP with 400. Python's own JSON reads it: such a message is passed on (stdio) o
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, Final
 
 import pydantic_core
 from mcp.types import JSONRPCMessage, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
@@ -31,31 +32,49 @@ def lenient(raw: str | bytes) -> JSONRPCMessage | None:
         return None
 
 
-def refused_line(error: Exception) -> JSONRPCMessage | None:
-    """The message of a line of stdin the SDK's stdio reader refused (``error``: what it raised, with the line
-    as its input) when Python's JSON parser reads one in it, or None."""
-    if not isinstance(error, ValidationError):
-        return None
-    found = error.errors()
-    if len(found) != 1 or found[0]["type"] != "json_invalid" or not isinstance(found[0].get("input"), str):
-        return None
-    return lenient(found[0]["input"])
+# a lone surrogate as JSON writes it ("\ud800"), or as raw bytes (CESU-8's ED A0 80): what may make pydantic
+# refuse a body Python reads; a body without one is left to the SDK without being parsed twice
+_MAYBE_SURROGATE: Final = re.compile(rb"\\[uU][dD][89a-fA-F]|\xed[\xa0-\xbf]")
 
 
-def _tool_call(body: bytes) -> tuple[JSONRPCRequest, str, dict[str, Any]] | None:
-    """The tool call ``body`` holds (request, tool, arguments) when pydantic's JSON parser refuses it, Python's
-    reads it, and its arguments hold text that cannot be stored; None otherwise."""
-    try:
-        pydantic_core.from_json(body)
-        return None
-    except ValueError:
-        message = lenient(body)
+def _surrogate_call(message: JSONRPCMessage | None) -> tuple[JSONRPCRequest, str, dict[str, Any]] | None:
+    """``message`` as (request, tool, arguments) when it is a tool call whose arguments, and nothing else of it,
+    hold text that cannot be stored: the tool refuses such an argument in its own error. Anything else with such
+    text (an id, a method, a tool's name) is no message the answer could repeat (its writer refuses it)."""
     if not isinstance(message, JSONRPCRequest) or message.method != "tools/call" or not message.params:
         return None
     name, arguments = message.params.get("name"), message.params.get("arguments")
     if not isinstance(name, str) or not isinstance(arguments, dict) or api.unstorable_in(arguments) is None:
         return None
+    rest = {key: value for key, value in message.params.items() if key != "arguments"}
+    if api.unstorable_in([message.id if isinstance(message.id, str) else "", rest]) is not None:
+        return None
     return message, name, arguments
+
+
+def refused_line(error: Exception) -> JSONRPCMessage | None:
+    """The tool call of a line of stdin the SDK's stdio reader refused (``error``: what it raised, with the
+    line as its input) when Python's JSON parser reads it and only its arguments hold a lone surrogate
+    (:func:`_surrogate_call`), or None (the SDK's parse error answers it)."""
+    if not isinstance(error, ValidationError):
+        return None
+    found = error.errors()
+    if len(found) != 1 or found[0]["type"] != "json_invalid" or not isinstance(found[0].get("input"), str):
+        return None
+    call = _surrogate_call(lenient(found[0]["input"]))
+    return None if call is None else call[0]
+
+
+def _tool_call(body: bytes) -> tuple[JSONRPCRequest, str, dict[str, Any]] | None:
+    """The tool call ``body`` holds (request, tool, arguments) when pydantic's JSON parser refuses it, Python's
+    reads it, and only its arguments hold text that cannot be stored; None otherwise."""
+    if not _MAYBE_SURROGATE.search(body):
+        return None
+    try:
+        pydantic_core.from_json(body)
+        return None
+    except ValueError:
+        return _surrogate_call(lenient(body))
 
 
 class ToolArguments:
@@ -71,13 +90,14 @@ class ToolArguments:
         if scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        body, more = b"", True
+        chunks, more = list[bytes](), True
         while more:
             message = await receive()
             if message["type"] != "http.request":  # (the client went away)
                 return
-            body += message.get("body", b"")
+            chunks.append(message.get("body", b""))
             more = message.get("more_body", False)
+        body = b"".join(chunks)
         call = _tool_call(body)
         if call is not None:
             request, name, arguments = call
