@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -264,23 +265,31 @@ def _lost(conn: psycopg.Connection[Any], exc: BaseException) -> bool:
 class LostStarts:
     """A worker's starts whose connection was lost (:func:`_lost`), to say once the database answers, and the
     jobs they were of: only a job's first loss in a worker is no attempt (a document that brings the server
-    down at every attempt, a backend's crash restarting it, uses up its attempts like one that kills its worker)."""
+    down at every attempt, a backend's crash restarting it, uses up its attempts like one that kills its worker).
+    Shared by the threads of one worker: each says them all before it takes a job, so that none takes a job
+    another lost (its lost start would count) before that start is said."""
 
     starts: list[int] = field(default_factory=list)
     jobs: set[int] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, job_id: int, start: int) -> None:
-        if job_id not in self.jobs:
-            self.jobs.add(job_id)
-            self.starts.append(start)
+        with self.lock:
+            if job_id not in self.jobs:
+                self.jobs.add(job_id)
+                self.starts.append(start)
 
 
 def record_lost(db: Database, lost: LostStarts) -> None:
     """Say which starts were no attempts: deleted, they use up none of their jobs' attempts.
     DatabaseUnavailable while the database is away (those not said stay in ``lost``)."""
-    while lost.starts:
-        db.scalar(Q.job_start_lost, (lost.starts[0],))
-        lost.starts.pop(0)
+    with lost.lock:
+        pending = list(lost.starts)
+    for start in pending:  # (said twice by two threads: the second finds it deleted, and changes nothing)
+        db.scalar(Q.job_start_lost, (start,))
+        with lost.lock:
+            if start in lost.starts:
+                lost.starts.remove(start)
 
 
 def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = BACKOFF_SECONDS,

@@ -70,10 +70,10 @@ def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_
     if embed:
         tally.add(embedded=heal_embeddings(db))
     failures: list[BaseException] = []
+    lost = LostStarts()  # (starts whose connection was lost, to say once the database is back: every thread's)
 
     def loop() -> None:
         idle_healed = True
-        lost = LostStarts()  # (starts of this thread whose connection was lost, to say once the database is back)
         while not stop.is_set():
             try:
                 outcomes = run_one(db, name, embed=embed, backoff=backoff, lost=lost)
