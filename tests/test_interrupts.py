@@ -80,9 +80,16 @@ def slow() -> Iterator[SlowEmbeddings]:
     fake.close()
 
 
+# Ctrl-C as a terminal's command gets it: a run started in the background by a shell that is not interactive
+# (a CI script's `cmd &`) ignores SIGINT, and so do its children, which Python then leaves ignored
+SIGINT_AS_TYPED = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+AS_MODULE = ["-c", SIGINT_AS_TYPED + "import runpy, sys; sys.argv[0] = 'beliefdb';"
+                                    " runpy.run_module('beliefdb', run_name='__main__', alter_sys=True)"]
+
+
 def beliefdb_process(db_url: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("BELIEFDB_")}
-    return subprocess.Popen([sys.executable, "-m", "beliefdb", *args, "--db", db_url],
+    return subprocess.Popen([sys.executable, *AS_MODULE, *args, "--db", db_url],
                             env=clean | {"PYTHONWARNINGS": "ignore"} | (env or {}), cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -286,9 +293,9 @@ def console_script() -> str:
 @pytest.mark.parametrize("how", ["-m", "console script"])
 def test_ctrl_c_while_the_command_loads_exits_130_without_a_traceback(db_url: str, how: str) -> None:
     module, _, function = console_script().partition(":")
-    start = (["-m", "beliefdb"] if how == "-m"
-             else ["-c", f"import sys; sys.argv[0] = 'beliefdb'; from {module} import {function};"
-                         f" sys.exit({function}())"])
+    start = (AS_MODULE if how == "-m"
+             else ["-c", SIGINT_AS_TYPED + f"import sys; sys.argv[0] = 'beliefdb'; from {module} import {function};"
+                                           f" sys.exit({function}())"])
     clean = {k: v for k, v in os.environ.items() if not k.startswith("BELIEFDB_")}
     caught = 0
     for delay in (0.1, 0.2, 0.3, 0.4, 0.5, 0.7):
