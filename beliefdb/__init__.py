@@ -42,3 +42,7 @@ if not TYPE_CHECKING:  # (for mypy, only the names imported above exist)
             raise AttributeError(f"module 'beliefdb' has no attribute {name!r}")
         globals()[name] = value
         return value
+
+    def __dir__() -> list[str]:
+        """The package's names, loaded or not (tab completion, ``help(beliefdb)``)."""
+        return sorted(set(globals()) | set(__all__))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
 import sys
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -130,6 +131,15 @@ def test_the_package_is_typed() -> None:
     assert (PACKAGE / "py.typed").is_file()
     license_text = (PACKAGE.parent / "LICENSE").read_text(encoding="utf-8")
     assert "Apache License" in license_text and "Version 2.0, January 2004" in license_text
+
+
+def test_the_packages_names_are_listed_before_they_are_loaded() -> None:
+    """``import beliefdb`` loads its names on first use: dir() (tab completion, help()) listed none of them."""
+    code = ("import beliefdb, sys; names = dir(beliefdb); assert 'beliefdb.api' not in sys.modules;"
+            " print(' '.join(n for n in names if not n.startswith('_') or n == '__version__'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert set(out.stdout.split()) >= {"AsyncBeliefDB", "BeliefDB", "BeliefDBError", "__version__", "aconnect",
+                                       "connect"}, out.stdout
 
 
 # --- version, completion, grouped help ----------------------------------------------------------
