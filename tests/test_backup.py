@@ -333,6 +333,9 @@ def test_db_restore_by_an_owner_that_is_no_superuser_says_what_to_do_and_restore
     restored = cli.json("db", "restore", dump, "--db", owner_url)
     assert restored["ok"] and [c["events"] > 1 for c in restored["chains"]] == [True]
     assert len(Cli({"BELIEFDB_URL": owner_url}).json("beliefs")) == 1
+    # (found by review) replacing it (--clean) dropped pgvector first, which only its owner may
+    again = cli.json("db", "restore", dump, "--db", owner_url, "--clean")
+    assert again["ok"] and len(Cli({"BELIEFDB_URL": owner_url}).json("beliefs")) == 1
     with psycopg.connect(superuser_url, autocommit=True) as conn:
         conn.execute("create table public.payroll (salary integer)")
     denied = cli.error("db", "dump", tmp_path / "again.dump", "--db", owner_url, code="permission_denied")

@@ -139,10 +139,11 @@ def check_archive(file: Path) -> str:
 
 def _without_present_extensions(listing: str, extensions: dict[str, str]) -> str:
     """The table of contents without what a superuser made already for an owner that is no superuser (docs/dba.md,
-    "Backup and restore"): the schema an extension the database has is in, which would already exist, and the
-    extension's comment, which only its owner may set."""
+    "Backup and restore"): the schema an extension the database has is in, which would already exist, the
+    extension's comment, which only its owner may set, and the extension itself, which a restore that replaces
+    (``--clean``) would drop first: only its owner may, and never while the team's own columns use its types."""
     skipped = {f"SCHEMA - {schema}" for schema in extensions.values()} | {
-        f"COMMENT - EXTENSION {name}" for name in extensions}
+        f"COMMENT - EXTENSION {name}" for name in extensions} | {f"EXTENSION - {name}" for name in extensions}
     # a table-of-contents line: "3; 2615 16386 SCHEMA - beliefdb_ext postgres", "4; 0 0 COMMENT - EXTENSION vector "
     return "".join(line for line in listing.splitlines(keepends=True) if not any(_is(line, entry) for entry in skipped))
 
@@ -198,7 +199,7 @@ def restore(url: str, file: Path, *, clean: bool = False) -> Restored:
     create_roles(url, again=errors.spelled("beliefdb.api.restore_database()", "beliefdb db restore"))
     options = ["--clean", "--if-exists"] if clean else []
     with _client_conninfo(url) as conninfo, tempfile.TemporaryDirectory(prefix="beliefdb-") as folder:
-        kept = listing if clean else _without_present_extensions(listing, target.extensions)
+        kept = _without_present_extensions(listing, target.extensions)
         if kept != listing:
             (Path(folder) / "restore.list").write_text(kept, encoding="utf-8")
             options += ["-L", str(Path(folder) / "restore.list")]
