@@ -30,6 +30,10 @@ def statuses(bdb: beliefdb.BeliefDB, subject: str) -> dict[tuple[str, str], str]
     ("I got a job at Google.", ("works_at", "Google")),
     ("I just got a new job at Google as an engineer!", ("works_at", "Google")),
     ("I landed a position with Acme Corp.", ("works_at", "Acme Corp")),
+    # a speaker correcting what they said (a user trial's assistant had to call correct itself)
+    ("Sorry, that was wrong: I still live in Lisbon, not Porto.", ("lives_in", "Lisbon")),
+    ("Oops, my mistake. I live in Lisbon.", ("lives_in", "Lisbon")),
+    ("I still work at Acme.", ("works_at", "Acme")),
 ])
 def test_everyday_ways_of_saying_a_move_an_age_and_a_job(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found

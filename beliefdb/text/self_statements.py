@@ -62,10 +62,12 @@ __all__ = ["FIRST_PERSON_RE", "Found", "first_person", "self_statement"]
 _APOS: Final = r"['’]"
 _I_AM: Final = rf"(?:i{_APOS}m|i am)"
 _WE: Final = r"(?:i|we)"
-_ADVERB: Final = r"(?:(?:just|recently|finally|now|actually|already|also|even|officially|currently)\s+)*"
+_ADVERB: Final = r"(?:(?:just|recently|finally|now|actually|already|also|even|officially|currently|still)\s+)*"
 _FILLER_RE: Final = re.compile(
     r"(?:(?:oh|well|so|yeah|yes|yep|no|nope|actually|btw|by the way|also|and|but|anyway|guess what|fun fact|"
     r"hey|hi|hello|ok|okay|um|uh|haha|lol|honestly|basically|now|nowadays|these days|"
+    # (a speaker correcting what they said: "Sorry, that was wrong: I still live in Lisbon")
+    r"sorry|oops|my bad|my mistake|correction|to be clear|that was wrong|that's wrong|that is wrong|I was wrong|"
     r"(?:(?:big|great|good|bad|sad|exciting|some|quick|small|little)\s+)?(?:update|news))\b\s*[,!:.\-—]*\s+)+",
     re.IGNORECASE)
 FIRST_PERSON_RE: Final = re.compile(rf"(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|we|we{_APOS}(?:re|ve|d|ll)|our|us)\b",
