@@ -4,6 +4,7 @@ code is the error code's name."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -66,13 +67,14 @@ def spelled(library: str, cli: str, *, http: str | None = None, mcp: str | None 
 
 def argument(name: str, value: object = None, *, option: str | None = None) -> str:
     """An argument as a message names it: the library's keyword, ``reason=`` (with ``value``:
-    ``force=True``, ``extractor='llm'``), or, at the command line, its option, ``--reason``
-    (``--force``, ``--extractor llm``); ``option`` when the CLI spells it otherwise than ``name``
-    with dashes."""
+    ``force=True``, ``extractor='llm'``), at the command line its option, ``--reason``
+    (``--force``, ``--extractor llm``; ``option`` when the CLI spells it otherwise than ``name``
+    with dashes), and over HTTP and MCP the body's field or the tool's argument, ``reason`` (``force: true``)."""
     flag = option or "--" + name.replace("_", "-")
     if value is None:
-        return spelled(f"{name}=", flag)
-    return spelled(f"{name}={value!r}", flag if value is True else f"{flag} {value}")
+        return spelled(f"{name}=", flag, http=name, mcp=name)
+    field = f"{name}: {json.dumps(value)}" if isinstance(value, (bool, int, float, str)) else name
+    return spelled(f"{name}={value!r}", flag if value is True else f"{flag} {value}", http=field, mcp=field)
 
 
 class BeliefDBError(Exception):

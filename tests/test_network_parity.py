@@ -221,8 +221,8 @@ def test_refusals_and_notes_a_network_agent_meets_name_no_cli_flag(http_client: 
     a reason 'needs --reason', a version without its source '--version goes with --source', a conflict
     approved without a winner 'needs --winner', fixture material 'add --include-fixtures', a document sent
     to a conversation's name '(ingest --format chat, ...)', and a text retracted before was to be restored
-    'with retract --undo (--version N, --fragment)'. Each now names what the library takes (reason=), as
-    every door but the command line does."""
+    'with retract --undo (--version N, --fragment)'. Each now names the body's field or the tool's argument
+    (reason), not the library's keyword (reason=) either: a user trial's client from /openapi.json read it so."""
     alice = bearer(db_url, "alice")
 
     def post(path: str, body: dict[str, Any], status: int = 200) -> Any:
@@ -233,9 +233,9 @@ def test_refusals_and_notes_a_network_agent_meets_name_no_cli_flag(http_client: 
     said: list[str] = []
     belief = post("/sources", {"source": "policy.md", "text": TEXT})["accepted"][0]["id"]
     said.append(post("/retractions", {"belief": belief}, 400)["message"])
-    assert said[-1] == "a retraction needs reason=", said  # (the library's words: HTTP and MCP call it)
+    assert said[-1] == "a retraction needs reason", said
     said.append(post("/retractions", {"belief": belief, "version": 1, "reason": "wrong"}, 400)["message"])
-    assert said[-1] == "version= goes with source=", said
+    assert said[-1] == "version goes with source", said
     # a tie (same authority, same valid-time start): approving it needs a winner
     for source, value in (("a.md", "5"), ("b.md", "6")):
         post("/beliefs", {"statement": f"Max payload is {value} kg.", "subject": "drone", "attribute": "max_payload",
@@ -244,7 +244,7 @@ def test_refusals_and_notes_a_network_agent_meets_name_no_cli_flag(http_client: 
     items = http_client.get("/review-items", headers=alice).json()
     conflict = next(i for i in items if i["kind"] == "conflict")
     said.append(post(f"/review-items/{conflict['id']}", {"verdict": "approved"}, 400)["message"])
-    assert said[-1].startswith("approving a conflict needs winner="), said
+    assert said[-1].startswith("approving a conflict needs winner"), said
     # fixture material, read as production
     fixture = post("/sources", {"source": "seed.md", "text": "The restocking fee is 10%.\n",
                                 "label": "fixture"})["accepted"][0]["id"]

@@ -202,7 +202,8 @@ class Retract(Body):
     fragment: str | None = None
     source: str | None = None
     version: int | None = Field(None, ge=1, le=INT4, strict=True)
-    reason: str = ""
+    reason: str = Field("", description="Why it is taken back: required to apply a retraction (not for a preview,"
+                        " nor an undo), else 400 invalid_input.")
     undo: bool = False
     preview: bool = False
     expect: str | None = Field(None, min_length=1, description="The `fingerprint` a preview answered: apply only"
