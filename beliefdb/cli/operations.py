@@ -102,7 +102,8 @@ def _report_check(status: MigrationStatus, as_json: bool) -> None:
                    " run beliefdb migrate")
     else:
         problem = (f"the schema is at revision {status.head} but its functions, views or grants are not this"
-                   " beliefdb's: run beliefdb migrate")
+                   " beliefdb's: run beliefdb migrate, unless a newer beliefdb migrated it (then use that one:"
+                   " this one's migrate would put its older functions back)")
     if not status.up_to_date:
         if not as_json:
             typer.echo(f"error: {problem}", err=True)
