@@ -89,3 +89,17 @@ def test_a_job_a_worker_holds_is_not_cancelled(bdb: beliefdb.BeliefDB, db_url: s
         release.set()
         worker.join()
     assert bdb.cancel(job) == [job]
+
+
+def test_the_jobs_groups_workspace_is_its_subcommands(cli: Cli, db_url: str) -> None:
+    """(an upgrade trial) 'beliefdb jobs -w ops retry 4' took the -w of the group, shown in its --help, for
+    nothing: the subcommand acted in the default workspace and said 'unknown job 4'."""
+    beliefdb.api.create_workspace("ops", url=db_url)
+    with beliefdb.connect(db_url, "ops") as ops:
+        (job,) = ops.submit(text=SALARY, source="salaries.txt")
+    assert cli("jobs", "-w", "ops", "cancel", str(job)).stdout.splitlines()[0] == f"job {job} cancelled"
+    with beliefdb.connect(db_url, "ops") as ops:
+        assert ops.jobs() == []
+        (again,) = ops.submit(text=SALARY, source="salaries.txt")
+    # the subcommand's own -w still wins
+    assert cli("jobs", "-w", "default", "cancel", "-w", "ops", str(again)).stdout.startswith(f"job {again} cancelled")

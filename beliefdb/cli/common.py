@@ -229,6 +229,14 @@ class Memory:
         with database(self.url, self.home, self.workspace, self.principal) as bdb:
             yield bdb
 
+    def within(self, group: object) -> Memory:
+        """This command's options, each not given taken from its group's (``beliefdb jobs -w ops retry 4``:
+        ``group`` is what the group's callback left in ``ctx.obj``)."""
+        if not isinstance(group, Memory):
+            return self
+        return Memory(self.url or group.url, self.home or group.home, self.workspace or group.workspace,
+                      self.principal or group.principal)
+
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 _KW = inspect.Parameter.KEYWORD_ONLY

@@ -156,7 +156,8 @@ def jobs(
     its ingest did) or failed (the reason of its last attempt). 'beliefdb jobs retry' queues failed ones
     again."""
     if ctx.invoked_subcommand is not None:
-        return  # (beliefdb jobs retry ...: the subcommand acts)
+        ctx.obj = memory  # (beliefdb jobs -w ops retry 4: the subcommand acts, in the group's workspace)
+        return
     with errors(as_json), memory.open() as bdb:
         rows = bdb.jobs(status=status.value if status else None, limit=limit)
     typer.echo(render.to_json(rows) if as_json else _jobs_table(rows))
@@ -165,6 +166,7 @@ def jobs(
 @jobs_app.command("retry")
 @with_memory()
 def retry(
+    ctx: typer.Context,
     ids: Annotated[list[int] | None, typer.Argument(metavar="JOB_ID", show_default=False,
                                                     help="The failed jobs to queue again (see beliefdb jobs"
                                                          " --status failed).")] = None,
@@ -179,7 +181,7 @@ def retry(
     job whose source was forgotten has no text left and cannot be retried."""
     if bool(ids) == all_failed:
         usage("give the ids of the failed jobs to retry, or --all-failed: one of them")
-    with errors(as_json), memory.open() as bdb:
+    with errors(as_json), memory.within(ctx.obj).open() as bdb:
         queued = bdb.retry(all_failed=True) if all_failed else bdb.retry(*(ids or []))
     if as_json:
         typer.echo(render.to_json({"jobs": queued}))
@@ -195,6 +197,7 @@ def retry(
 @jobs_app.command("cancel")
 @with_memory()
 def cancel(
+    ctx: typer.Context,
     ids: Annotated[list[int] | None, typer.Argument(metavar="JOB_ID", show_default=False,
                                                     help="The queued or failed jobs to cancel (see beliefdb"
                                                          " jobs).")] = None,
@@ -209,7 +212,7 @@ def cancel(
     and nothing is cancelled."""
     if bool(ids) == (source is not None):
         usage("give the ids of the jobs to cancel, or --source NAME: one of them")
-    with errors(as_json), memory.open() as bdb:
+    with errors(as_json), memory.within(ctx.obj).open() as bdb:
         cancelled = bdb.cancel(source=source) if source is not None else bdb.cancel(*(ids or []))
     if as_json:
         typer.echo(render.to_json({"jobs": cancelled}))
