@@ -16,14 +16,17 @@ import psycopg
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError
+from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 
 from beliefdb import api, errors
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces import mcp_wire
 
-__all__ = ["Later", "run_stdio"]
+__all__ = ["DRAIN_SECONDS", "Later", "run_stdio"]
+
+#: how long ``beliefdb mcp`` waits, once stdin ended, for the requests under way to be answered
+DRAIN_SECONDS = 600.0
 
 
 class _Watched:
@@ -35,6 +38,34 @@ class _Watched:
     def __init__(self, inner: Any, write: Any) -> None:
         self.inner, self.write = inner, write
         self.lines = self.bad = 0
+        # the requests not answered yet: at the end of stdin they are answered before the server stops (the
+        # SDK stopped at once, and a client that closed stdin after its last request never got its answer)
+        self.pending: set[str | int] = set()
+        self.answered = anyio.Event()
+
+    def _noted(self, item: Any) -> Any:
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest):
+            self.pending.add(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            self.pending.discard((message.params or {}).get("requestId", ""))
+        return item
+
+    async def sent(self, item: Any) -> None:
+        """``item`` written to stdout; an answer to a pending request takes it off."""
+        await self.write.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self.pending:
+            self.pending.discard(message.id)
+            if not self.pending:
+                self.answered.set()
+
+    async def _drained(self) -> None:
+        """At the end of stdin: wait (at most :data:`DRAIN_SECONDS`) for the requests under way to be answered."""
+        with anyio.move_on_after(DRAIN_SECONDS):
+            while self.pending:
+                self.answered = anyio.Event()
+                await self.answered.wait()
 
     @property
     def last_context(self) -> Any:
@@ -60,17 +91,25 @@ class _Watched:
         return None
 
     async def receive(self) -> Any:
-        while (passed := await self._seen(await self.inner.receive())) is None:
-            pass
-        return passed
+        try:
+            while (passed := await self._seen(await self.inner.receive())) is None:
+                pass
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            await self._drained()
+            raise
+        return self._noted(passed)
 
     def __aiter__(self) -> _Watched:
         return self
 
     async def __anext__(self) -> Any:
-        while (passed := await self._seen(await self.inner.__anext__())) is None:
-            pass
-        return passed
+        try:
+            while (passed := await self._seen(await self.inner.__anext__())) is None:
+                pass
+        except StopAsyncIteration:
+            await self._drained()
+            raise
+        return self._noted(passed)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -81,6 +120,25 @@ class _Watched:
 
     async def __aexit__(self, *exc: Any) -> bool | None:
         return cast(bool | None, await self.inner.__aexit__(*exc))
+
+
+class _Sender:
+    """The stdio transport's write stream, telling :class:`_Watched` which requests were answered."""
+
+    def __init__(self, watched: _Watched) -> None:
+        self.watched = watched
+
+    async def send(self, item: Any) -> None:
+        await self.watched.sent(item)
+
+    async def aclose(self) -> None:
+        await self.watched.write.aclose()
+
+    async def __aenter__(self) -> _Sender:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
 
 
 class Later:
@@ -126,7 +184,7 @@ def run_stdio(server: MCPServer) -> None:
         lowlevel = server._lowlevel_server
         async with stdio_server() as (read, write):
             watched.append(_Watched(read, write))
-            await lowlevel.run(watched[0], write, lowlevel.create_initialization_options())
+            await lowlevel.run(watched[0], _Sender(watched[0]), lowlevel.create_initialization_options())
 
     anyio.run(serve)
     if watched and watched[0].bad:
