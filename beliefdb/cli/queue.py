@@ -166,7 +166,7 @@ def jobs(
 @jobs_app.command("retry")
 @with_memory()
 def retry(
-    ctx: typer.Context,
+    typer_context: typer.Context,
     ids: Annotated[list[int] | None, typer.Argument(metavar="JOB_ID", show_default=False,
                                                     help="The failed jobs to queue again (see beliefdb jobs"
                                                          " --status failed).")] = None,
@@ -181,7 +181,7 @@ def retry(
     job whose source was forgotten has no text left and cannot be retried."""
     if bool(ids) == all_failed:
         usage("give the ids of the failed jobs to retry, or --all-failed: one of them")
-    with errors(as_json), memory.within(ctx.obj).open() as bdb:
+    with errors(as_json), memory.within(typer_context.obj).open() as bdb:
         queued = bdb.retry(all_failed=True) if all_failed else bdb.retry(*(ids or []))
     if as_json:
         typer.echo(render.to_json({"jobs": queued}))
@@ -197,7 +197,7 @@ def retry(
 @jobs_app.command("cancel")
 @with_memory()
 def cancel(
-    ctx: typer.Context,
+    typer_context: typer.Context,
     ids: Annotated[list[int] | None, typer.Argument(metavar="JOB_ID", show_default=False,
                                                     help="The queued or failed jobs to cancel (see beliefdb"
                                                          " jobs).")] = None,
@@ -212,7 +212,7 @@ def cancel(
     and nothing is cancelled."""
     if bool(ids) == (source is not None):
         usage("give the ids of the jobs to cancel, or --source NAME: one of them")
-    with errors(as_json), memory.within(ctx.obj).open() as bdb:
+    with errors(as_json), memory.within(typer_context.obj).open() as bdb:
         cancelled = bdb.cancel(source=source) if source is not None else bdb.cancel(*(ids or []))
     if as_json:
         typer.echo(render.to_json({"jobs": cancelled}))
