@@ -39,18 +39,6 @@ DEFAULT_WORKSPACE = "default"
 # the application_name of this process's sessions (a URL's own application_name wins)
 _session_name = "beliefdb"
 
-class _QuietPool(logging.Filter):
-    """The pool's warning at each failed (re)connection attempt: the call that needed the connection
-    says why in one line (DatabaseUnavailable), so the attempts are not printed too, once a second."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        said = record.getMessage()
-        return not (record.levelno <= logging.WARNING and said.startswith("error connecting in 'beliefdb"))
-
-
-logging.getLogger("psycopg.pool").addFilter(_QuietPool())
-
-
 def name_sessions(name: str) -> None:
     """Name this process's database sessions (``application_name``), e.g. ``beliefdb ingest``."""
     global _session_name

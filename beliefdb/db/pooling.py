@@ -35,15 +35,17 @@ class _QuietLostConnections(logging.Filter):
     """What psycopg says of a connection the server ended (pg_terminate_backend, a restart) or a block cut off
     (Ctrl-C): the pool's "discarding closed connection: <psycopg.Connection [BAD] at 0x...>" (it replaces the
     connection), and psycopg's "error ignored terminating <psycopg.Pipeline ...>" or "error ignored in
-    rollback" (an error met while the block's own exception was raised). The call says what happened in
-    one line (its exception), so these are not printed before it."""
+    rollback" (an error met while the block's own exception was raised); and the pool's warning at each
+    failed (re)connection attempt of beliefdb's pool, once a second. The call says what happened in one line
+    (its exception: DatabaseUnavailable), so these are not printed before it."""
 
     SAID = ("discarding closed connection", "discarding broken connection", "error ignored terminating",
             "error ignored in rollback")
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not (record.levelno <= logging.WARNING and isinstance(record.msg, str)
-                    and record.msg.startswith(self.SAID))
+                    and (record.msg.startswith(self.SAID)
+                         or record.getMessage().startswith("error connecting in 'beliefdb")))
 
 
 for _name in ("psycopg.pool", "psycopg", "psycopg.transaction"):
