@@ -5,12 +5,15 @@ stdio client starts it)."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,6 +21,22 @@ from mcp.client.stdio import StdioServerParameters
 
 from beliefdb import api
 from beliefdb.api.servers import serving
+from beliefdb.db import migrate
+from beliefdb.db.server import EmbeddedServer
+
+
+@contextmanager
+def own_server(prefix: str) -> Iterator[tuple[EmbeddedServer, str]]:
+    """A server of its own (the suite's is shared), migrated, for a test to stop or crash; removed after."""
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    own = EmbeddedServer(home)
+    url = own.start()
+    try:
+        migrate.upgrade(url)
+        yield own, url
+    finally:
+        own.stop()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @contextmanager

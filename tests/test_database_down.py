@@ -6,20 +6,18 @@ warning a second."""
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
+from serving import own_server
 from web_pages import HTML
 
 import beliefdb
 from beliefdb import api, errors
-from beliefdb.db import migrate, pooling
+from beliefdb.db import pooling
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.interfaces.http import create_app
 
@@ -32,15 +30,8 @@ DOWN_RETRY_AFTER = 3
 @pytest.fixture
 def server() -> Iterator[tuple[EmbeddedServer, str]]:
     """A server of its own (the suite's is shared), migrated; stopped by the test."""
-    home = Path(tempfile.mkdtemp(prefix="beliefdb-down-"))
-    own = EmbeddedServer(home)
-    url = own.start()
-    try:
-        migrate.upgrade(url)
-        yield own, url
-    finally:
-        own.stop()
-        shutil.rmtree(home, ignore_errors=True)
+    with own_server("beliefdb-down-") as made:
+        yield made
 
 
 def test_a_stopped_database_is_said_in_one_line_within_seconds_at_every_door(

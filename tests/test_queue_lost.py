@@ -5,20 +5,17 @@ failed for good (and, draining the queue, exits 1)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 from conftest import Cli
+from serving import own_server
 
 import beliefdb
-from beliefdb.db import migrate
 from beliefdb.db.server import EmbeddedServer, _embedded_postgres
 from beliefdb.models import WorkReport
 
@@ -99,15 +96,8 @@ def test_a_job_whose_connection_is_lost_again_uses_up_its_attempts(bdb: beliefdb
 @pytest.fixture
 def server() -> Iterator[tuple[EmbeddedServer, str]]:
     """A server of its own (the suite's is shared), migrated, to crash."""
-    home = Path(tempfile.mkdtemp(prefix="beliefdb-lost-"))
-    own = EmbeddedServer(home)
-    url = own.start()
-    try:
-        migrate.upgrade(url)
-        yield own, url
-    finally:
-        own.stop()
-        shutil.rmtree(home, ignore_errors=True)
+    with own_server("beliefdb-lost-") as made:
+        yield made
 
 
 def test_a_server_crash_mid_job_uses_up_no_attempt(server: tuple[EmbeddedServer, str]) -> None:
