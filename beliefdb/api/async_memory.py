@@ -312,8 +312,8 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
     async def create_workspace(self, name: str) -> Workspace:
         return await self.call(self.sync.create_workspace, name)
 
-    async def workspaces(self) -> list[Workspace]:
-        return await self.call(self.sync.workspaces)
+    async def workspaces(self, *, match: str | None = None, limit: int | None = None) -> list[Workspace]:
+        return await self.call(self.sync.workspaces, match=match, limit=limit)
 
     async def delete_workspace(self, name: str, *, force: bool = False) -> WorkspaceDeleted:
         return await self.call(self.sync.delete_workspace, name, force=force)

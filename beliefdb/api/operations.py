@@ -207,9 +207,11 @@ def create_workspace(name: str, *, url: str | None = None, home: str | Path | No
     return workspaces.create_workspace(resolve_url(url, home=_home(home)), name, principal)
 
 
-def list_workspaces(*, url: str | None = None, home: str | Path | None = None) -> list[Workspace]:
-    """Every workspace, by name."""
-    return workspaces.list_workspaces(resolve_url(url, home=_home(home)))
+def list_workspaces(*, url: str | None = None, home: str | Path | None = None, match: str | None = None,
+                    limit: int | None = None) -> list[Workspace]:
+    """The workspaces this login may see, by name: those whose name ``match`` (a glob, ``user-*``;
+    None: all), at most ``limit`` (None: all)."""
+    return workspaces.list_workspaces(resolve_url(url, home=_home(home)), match, limit)
 
 
 def delete_workspace(name: str, *, url: str | None = None, home: str | Path | None = None,

@@ -323,15 +323,33 @@ def workspace_create(
 
 @workspace_app.command("list")
 @text_arguments
-def workspace_list(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None:
-    """List workspaces."""
+def workspace_list(
+    match: Annotated[str | None, typer.Argument(
+        metavar="PATTERN",
+        help="Only the workspaces whose name matches this glob ('*' any characters, '?' one), e.g. 'user-*'.",
+        show_default=False)] = None,
+    limit: Annotated[int | None, typer.Option(
+        "--limit", min=0, help="At most this many, by name (default: all); a line on stderr says when more match.",
+        show_default=False)] = None,
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """List the workspaces you may see, by name: name, id, created (tab-separated), or --json.
+
+    An agent's login sees only its own. With many workspaces (one per user), narrow the list:
+    `beliefdb workspace list 'user-4*' --limit 20`."""
     with errors(as_json):
-        rows = api.list_workspaces(url=db, home=home)
+        rows = api.list_workspaces(url=db, home=home, match=match, limit=None if limit is None else limit + 1)
+    more = limit is not None and len(rows) > limit
+    rows = rows[:limit] if more else rows
     if as_json:
         typer.echo(render.to_json(rows))
     else:
         for w in rows:
             typer.echo(f"{w.name}\t{w.id}\t{w.created_at.isoformat()}")
+        if not rows:
+            typer.echo("no workspace matches" if match is not None else "no workspace", err=True)
+    if more:
+        typer.echo(f"(more workspaces match: only the first {limit} by name are listed; raise --limit)", err=True)
 
 
 @workspace_app.command("delete")

@@ -918,8 +918,8 @@ select 1 from beliefdb.workspace where name = %s;
 insert into beliefdb.workspace (name) values (%s) returning id, name, created_at;
 
 -- list_workspaces --
--- Every workspace, by name
-select id, name, created_at from beliefdb.workspace order by name;
+-- The workspaces whose name is like a pattern (backslash escapes), by name, at most a limit (null: all)
+select id, name, created_at from beliefdb.workspace where name like %(pattern)s order by name limit %(limit)s::bigint;
 
 -- delete_workspace_nodes --
 -- Delete a workspace's nodes

@@ -96,7 +96,7 @@ def whoami(c: Reader) -> JSONResponse:
 
 @router.get("/workspaces", responses=doc(list[Workspace]), summary="The token's workspace (it sees no other)")
 def workspaces(c: Reader) -> JSONResponse:
-    return ok([w for w in c.db.workspaces() if w.name == c.who.workspace])
+    return ok([w for w in c.db.workspaces(match=c.who.workspace) if w.name == c.who.workspace])
 
 
 @router.post("/sources", responses=doc(IngestReport, llm=True), summary="Ingest a text as the next version of a source")

@@ -37,10 +37,23 @@ def create_workspace(url: str, name: str, principal: str | None = None) -> Works
     return created
 
 
-def list_workspaces(url: str) -> list[Workspace]:
+def list_workspaces(url: str, match: str | None = None, limit: int | None = None) -> list[Workspace]:
+    """The workspaces this login may see, by name: those whose name ``match`` (a glob: ``*`` any
+    characters, ``?`` one; None: all), at most ``limit`` of them (None: all)."""
+    if limit is not None and limit < 0:
+        raise errors.InvalidInput(f"limit must be 0 or more, not {limit}")
     with app_connection(url) as conn, conn.cursor(row_factory=class_row(Workspace)) as cur:
-        cur.execute(Q.list_workspaces)
+        cur.execute(Q.list_workspaces, {"pattern": like_pattern(match), "limit": limit})
         return cur.fetchall()
+
+
+def like_pattern(glob: str | None) -> str:
+    """A LIKE pattern of a glob: ``*`` and ``?`` are its wildcards; ``%``, ``_`` and ``\\`` match
+    themselves (``_`` is common in workspace names)."""
+    if glob is None:
+        return "%"
+    escaped = re.sub(r"([\\%_])", r"\\\1", glob)
+    return escaped.replace("*", "%").replace("?", "_")
 
 
 # What a workspace holds, deleted in this order (each cascades to what rests on it) while its audit
