@@ -3,6 +3,7 @@ They parse and print; the servers are ``beliefdb.api.servers``."""
 
 from __future__ import annotations
 
+import signal
 from typing import Annotated
 
 import typer
@@ -37,6 +38,9 @@ def serve(
         usage(f"--port must be 0 to 65535, not {port}")
     if log_level.lower() not in servers.LOG_LEVELS:
         usage(f"--log-level: '{log_level}' is not one of {', '.join(map(repr, servers.LOG_LEVELS))}.")
+    # (uvicorn handles SIGTERM, then ends the process by it: the command line's own handler, which makes
+    # SIGTERM a Ctrl-C so that other commands clean up, would make that exit 143)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with errors(False):
         servers.serve(host, port, url=db, home=home, log_level=log_level, max_memories=max_memories,
                       stop_timeout=stop_timeout)
@@ -46,6 +50,7 @@ def serve(
 def mcp(*, memory: Memory) -> None:
     """Serve MCP on stdin/stdout for a local agent (Claude Desktop, Cursor, ...): its tools act as --as in
     --workspace. Configure it as the command 'beliefdb mcp' in the client."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (a client stops its server so; it ends there, as serve's)
     with errors(False):
         servers.serve_mcp(workspace=memory.workspace, principal=memory.principal, url=memory.url, home=memory.home)
 
