@@ -191,3 +191,18 @@ def test_a_run_page_offers_only_the_memories_the_run_wrote_as_faulty(client: Tes
     assert f'<option value="{step.memory}"' in page.text  # what the run wrote
     # what the run rested on is a quoted belief: no memory, and a repair of it would be refused (400)
     assert f'<option value="{fee.id}"' not in page.text
+
+
+def test_a_bidi_override_in_stored_text_is_shown_as_a_mark_not_applied(client: TestClient, db_url: str) -> None:
+    """U+202E in a quote or a source's name reversed what the page said after it (its status, the next
+    belief) to the end of the block or the picture's label: 'current' read as 'tnerruc'."""
+    text = "The restocking fee is 10%\u202e of the price.\n"
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (fee,) = db.ingest_text(text, source="notes\u202e.md", authority="official").accepted
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    for path in (f"/beliefs/{fee.id}", "/", f"/impact?ref={fee.id}"):
+        page = client.get(path, headers=HTML)
+        assert page.status_code == 200, page.text
+        assert "\u202e" not in page.text, path
+        assert "10%[U+202E] of" in page.text, path
+    assert "notes[U+202E].md" in client.get(f"/beliefs/{fee.id}", headers=HTML).text

@@ -16,6 +16,7 @@ from beliefdb import errors
 from beliefdb.graph.workspace import MAX_LIMIT, MAX_OFFSET
 from beliefdb.interfaces.web import paging as pager
 from beliefdb.interfaces.web import view
+from beliefdb.interfaces.web.controls import visible
 from beliefdb.interfaces.web.picture import picture
 from beliefdb.interfaces.web.session import Reader
 from beliefdb.interfaces.web.svg import MARK_WORDS
@@ -73,9 +74,9 @@ def highlight(excerpt: SourceExcerpt, spans: list[tuple[int, int]]) -> Markup:
         a, b = max(start - base, at), min(end - base, len(text))
         if b <= a:
             continue
-        out += [str(escape(text[at:a])), f"<mark>{escape(text[a:b])}</mark>"]
+        out += [str(escape(visible(text[at:a]))), f"<mark>{escape(visible(text[a:b]))}</mark>"]
         at = b
-    out.append(str(escape(text[at:])))
+    out.append(str(escape(visible(text[at:]))))
     before = "…" if base > 0 else ""
     after = "…" if base + len(text) < excerpt.length else ""
     return Markup(before + "".join(out) + after)

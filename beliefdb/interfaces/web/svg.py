@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from html import escape
 from urllib.parse import quote
 from uuid import UUID
 
 from beliefdb.graph.why import NOT_BELIEVED
+from beliefdb.interfaces.web.controls import escape
 from beliefdb.models.graph import Graph, GraphEdge, GraphNode
 
 #: the column of each kind of node, left to right

@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 from starlette.datastructures import Headers
 from starlette.routing import Match
 from starlette.types import Scope
@@ -24,6 +25,7 @@ from starlette.types import Scope
 from beliefdb import api, errors
 from beliefdb.interfaces import problems
 from beliefdb.interfaces.access import retry_after, status_of
+from beliefdb.interfaces.web.controls import visible
 from beliefdb.interfaces.web.session import COOKIE, forget
 from beliefdb.interfaces.web.svg import MARK_WORDS
 from beliefdb.models import Identity
@@ -76,9 +78,14 @@ def words(value: str) -> str:
     return value.replace("_", " ")
 
 
+def _shown(value: Any) -> Any:
+    # (every {{ value }} of a template passes here before it is escaped; Markup is the page's own HTML)
+    return visible(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
 ENV = Environment(loader=PackageLoader("beliefdb.interfaces.web", "templates"),
                   autoescape=select_autoescape(["html"]), undefined=StrictUndefined, trim_blocks=True,
-                  lstrip_blocks=True)
+                  lstrip_blocks=True, finalize=_shown)
 ENV.filters.update(short=short, when=when, field_time=field_time, words=words, as_json=as_json)
 ENV.globals.update(mark_words=MARK_WORDS)
 
