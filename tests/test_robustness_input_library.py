@@ -95,3 +95,32 @@ def test_one_text_where_a_list_is_taken_is_refused_naming_the_argument(bdb: beli
             call()  # type: ignore[no-untyped-call]
     assert row_counts(db_url) == before
     assert [e.fragment_id for e in bdb.source_excerpts([fragment])] == [fragment]
+
+
+def test_an_argument_of_the_wrong_type_is_invalid_input_naming_it(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """A number, bytes or None where a method takes text (an agent's JSON, a caller's slip) raised whatever
+    Python met deep inside: ``ask(5)`` an AttributeError ('int' object has no attribute 'strip'),
+    ``beliefs(subject=5)`` a TypeError from unicodedata, ``ingest_text(b"...")`` a TypeError from re, none of
+    them a BeliefDBError a caller could catch, while ``remember`` named its field. Each is InvalidInput naming
+    the argument, said before anything is read or written."""
+    report = bdb.ingest_text("Owner: Alice", source="chat-5", embed=False)
+    belief = report.accepted[0].id
+    before = row_counts(db_url)
+    calls = [(lambda: bdb.ask(5), "question", "int"),
+             (lambda: bdb.ask(None), "question", "NoneType"),
+             (lambda: bdb.ingest_text(b"Owner: Bob", source="chat-6"), "text", "bytes"),
+             (lambda: bdb.ingest_text("Owner: Bob", source=6), "source", "int"),
+             (lambda: bdb.submit(text=["Owner: Bob"], source="chat-6"), "text", "list"),
+             (lambda: bdb.beliefs(subject=5), "subject", "int"),
+             (lambda: bdb.answers(subject=b"chat"), "subject", "bytes"),
+             (lambda: bdb.subjects(under=1.5), "under", "float"),
+             (lambda: bdb.retract_attribute(5, "owner", reason="wrong"), "subject", "int"),
+             (lambda: bdb.retract(belief=belief, reason=None), "reason", "NoneType"),
+             (lambda: bdb.decide(5, because=[belief]), "title", "int"),
+             (lambda: bdb.create_workspace(5), "name", "int"),
+             (lambda: bdb.why(5), "belief", "int")]
+    for call, name, kind in calls:
+        with pytest.raises(errors.InvalidInput, match=rf"^{name}= .*not {kind}"):
+            call()  # type: ignore[no-untyped-call]
+    assert row_counts(db_url) == before
+    assert bdb.why(belief).belief.id == belief and bdb.ask("who owns it?").status in ("ok", "no_match")

@@ -11,6 +11,7 @@ from pathlib import Path
 from uuid import UUID
 
 from beliefdb.api import bulk, conversations, jobs, pictures, texts
+from beliefdb.api.arguments import check_text_arguments
 from beliefdb.api.decisions import Decisions
 from beliefdb.api.review import Review
 from beliefdb.api.traces import Traces
@@ -357,6 +358,10 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# text or an id of the wrong type (ask(5)): InvalidInput naming the argument, not an AttributeError deep inside
+check_text_arguments(BeliefDB)
 
 
 def connect(url: str | None = None, workspace: str | None = None, *, principal: str | None = None,
