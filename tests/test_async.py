@@ -363,3 +363,36 @@ def test_leaving_the_async_with_block_stops_a_worker_still_running(db_url: str,
         assert (report.done, report.failed) == (1, 0)
 
     asyncio.run(story())
+
+
+def test_a_second_aclose_waits_for_the_calls_in_flight_as_the_first_does(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """aclose is idempotent and waits for the calls in flight; but a second aclose while the first was still
+    waiting (a service's shutdown hook and an ``async with`` exit, both closing) returned at once, the call
+    still running and the pool open. Every aclose now returns once the client is closed."""
+    url = make_conninfo(db_url, options="-c lock_timeout=120s")
+
+    async def close_twice() -> None:
+        db = await beliefdb.aconnect(url, max_size=1)
+        with psycopg.connect(db_url, autocommit=True) as watcher:
+            postgresql.execute("lock table beliefdb.belief in access exclusive mode")
+            try:
+                running = asyncio.ensure_future(db.remember(
+                    "Maya prefers email.", "maya", "channel", "email", "email me", source="chat-1/1",
+                    text="Please email me."))
+                deadline = time.monotonic() + 120
+                while not _waiting_on(watcher, postgresql.info.backend_pid) and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                first = asyncio.ensure_future(db.aclose())
+                await asyncio.sleep(0.1)
+                second = asyncio.ensure_future(db.aclose())
+                await asyncio.sleep(0.5)
+                assert not running.done() and not first.done()
+                assert not second.done(), "a second aclose returned with a call still in flight"
+            finally:
+                postgresql.rollback()
+            await asyncio.wait_for(asyncio.gather(first, second), timeout=120)
+            assert running.done() and db.sync.database._pool.closed
+            assert running.result().accepted
+
+    asyncio.run(close_twice())

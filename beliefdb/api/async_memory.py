@@ -30,6 +30,7 @@ What follows from it:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import inspect
 import os
@@ -107,6 +108,8 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="beliefdb")
         self._pid = os.getpid()
         self._closed = False
+        #: the close under way or done, which every aclose waits for (from any event loop)
+        self._closing: concurrent.futures.Future[None] | None = None
         self._working = set()
 
     @property
@@ -325,16 +328,23 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
     async def aclose(self) -> None:
         """Wait for the calls in flight, then close the pool (idempotent); a worker in flight (:meth:`work`)
         is told to stop first: it finishes the job under way and returns."""
-        if self._closed:
-            return
-        self._closed = True
-        for stop in list(self._working):
-            stop.set()
-        await asyncio.to_thread(self._shutdown)
+        if self._closing is None:  # (a second aclose waits for the first's close: it returned at once)
+            self._closed = True
+            for stop in list(self._working):
+                stop.set()
+            self._closing = concurrent.futures.Future()
+            threading.Thread(target=self._shutdown, args=(self._closing,), name="beliefdb-aclose").start()
+        # (shielded: an aclose cancelled, a timeout, leaves the close running for the others)
+        await asyncio.shield(asyncio.wrap_future(self._closing))
 
-    def _shutdown(self) -> None:
-        self._executor.shutdown(wait=True)
-        self.sync.close()
+    def _shutdown(self, closing: concurrent.futures.Future[None]) -> None:
+        try:
+            self._executor.shutdown(wait=True)
+            self.sync.close()
+        except BaseException as exc:
+            closing.set_exception(exc)
+        else:
+            closing.set_result(None)
 
     async def __aenter__(self) -> AsyncBeliefDB:
         return self
