@@ -6,6 +6,7 @@ database holding a document, are in tests/test_robustness_input_api.py)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from test_robustness_input import DOC, row_counts
@@ -124,3 +125,23 @@ def test_an_argument_of_the_wrong_type_is_invalid_input_naming_it(bdb: beliefdb.
             call()  # type: ignore[no-untyped-call]
     assert row_counts(db_url) == before
     assert bdb.why(belief).belief.id == belief and bdb.ask("who owns it?").status in ("ok", "no_match")
+
+
+def test_opening_memory_with_an_argument_of_the_wrong_type_is_invalid_input_naming_it(db_url: str) -> None:
+    """``connect(workspace=5)`` was an AttributeError ('int' object has no attribute 'strip'), ``url=5`` and
+    ``principal=5`` too, ``home=5`` a TypeError from pathlib, ``max_size="4"`` a TypeError from a comparison,
+    and ``max_size=2.5`` opened a memory: each is InvalidInput naming the argument, from connect, BeliefDB and
+    aconnect alike, before any connection is opened."""
+    import asyncio
+
+    calls: list[tuple[dict[str, Any], str, str]] = [
+        ({"url": db_url, "workspace": 5}, "workspace", "int"), ({"url": 5}, "url", "int"),
+        ({"url": db_url, "principal": 5}, "principal", "int"), ({"home": 5}, "home", "int"),
+        ({"url": db_url, "max_size": "4"}, "max_size", "str"), ({"url": db_url, "max_size": 2.5}, "max_size", "float"),
+        ({"url": db_url, "max_size": True}, "max_size", "bool")]
+    for kwargs, name, kind in calls:
+        for opening in (beliefdb.connect, beliefdb.BeliefDB):
+            with pytest.raises(errors.InvalidInput, match=rf"^{name}= .*not {kind}$"):
+                opening(**kwargs)
+        with pytest.raises(errors.InvalidInput, match=rf"^{name}= .*not {kind}$"):
+            asyncio.run(beliefdb.aconnect(**kwargs))

@@ -14,12 +14,13 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from os import PathLike
 from typing import Any
 from uuid import UUID
 
 from beliefdb import errors
 
-__all__ = ["check_text_arguments"]
+__all__ = ["check_opening", "check_text_arguments"]
 
 #: annotation (as written: the modules use ``from __future__ import annotations``) -> (types, None allowed, said)
 _CHECKED: dict[str, tuple[tuple[type, ...], bool, str]] = {
@@ -80,3 +81,19 @@ def check_text_arguments(cls: type) -> None:
         checked = _checking(method)
         if checked is not None:
             setattr(owner, name, checked)
+
+
+def check_opening(*, url: object, workspace: object, principal: object, home: object, max_size: object) -> None:
+    """What opening memory is given (``connect``, ``BeliefDB``, ``aconnect``), of the wrong type: InvalidInput
+    naming it, before any connection is opened (``workspace=5`` was an AttributeError, ``max_size=2.5``
+    opened a memory)."""
+    for name, value in (("url", url), ("workspace", workspace), ("principal", principal)):
+        problem = _problem(name, value, _CHECKED["str | None"])
+        if problem is not None:
+            raise errors.InvalidInput(problem)
+    if home is not None and not isinstance(home, str | PathLike):
+        raise errors.InvalidInput(f"{errors.argument('home')} must be a path (a str or a Path), not"
+                                  f" {type(home).__name__}")
+    if isinstance(max_size, bool) or not isinstance(max_size, int):
+        raise errors.InvalidInput(f"{errors.argument('max_size')} must be a whole number, not"
+                                  f" {type(max_size).__name__}")

@@ -11,7 +11,7 @@ from pathlib import Path
 from uuid import UUID
 
 from beliefdb.api import bulk, conversations, jobs, pictures, texts
-from beliefdb.api.arguments import check_text_arguments
+from beliefdb.api.arguments import check_opening, check_text_arguments
 from beliefdb.api.decisions import Decisions
 from beliefdb.api.review import Review
 from beliefdb.api.traces import Traces
@@ -87,6 +87,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         # (before the pool's threads, or a bulk ingest's embedding thread, may read the environment; it reads
         # BELIEFDB_EMBEDDER, and refuses an unknown one: embedders.configured_name)
         openmp_defaults(unless_configured_otherwise=True)
+        if not isinstance(url, Database):
+            check_opening(url=url, workspace=workspace, principal=principal, home=home, max_size=max_size)
         if not isinstance(url, Database) and workspace is not None:
             check_workspace_name(workspace)  # (before any connection: an empty name names no workspace)
         self.database = url if isinstance(url, Database) else Database(
