@@ -271,6 +271,28 @@ def test_refusals_and_notes_a_network_agent_meets_name_no_cli_flag(http_client: 
         assert "--" not in message and "beliefdb " not in message, message
 
 
+def test_an_expect_sent_with_a_preview_is_named_as_each_door_spells_it(bdb: beliefdb.BeliefDB,
+                                                                        http_client: TestClient, db_url: str) -> None:
+    """A retraction's preview sent with an expect was refused over HTTP and MCP with the library's keywords,
+    "expect= goes with the apply, not with preview=" (the words were written out at both doors), where a
+    forget's said "expect goes with the apply, not with preview". Both now name the body's field or the
+    tool's argument, in the same words, and the library keeps its keywords."""
+    belief = str(bdb.ingest_text(TEXT, source="policy.md").accepted[0].id)
+    said = "expect goes with the apply, not with preview (a preview changes nothing)"
+    for path, body in (("/retractions", {"belief": belief}), ("/forget", {"belief": belief})):
+        answer = http_client.post(path, headers=bearer(db_url), json={**body, "preview": True, "expect": "abc"})
+        assert refused(answer, 400, "invalid_input") == said, path
+    answers = tools(bdb, [("retract", {"belief": belief, "preview": True, "expect": "abc"}),
+                          ("forget", {"belief": belief, "preview": True, "expect": "abc"})])
+    assert answers == [(True, {"error": "invalid_input", "message": said})] * 2, answers
+    try:
+        bdb.forget(belief=belief, preview=True, expect="abc")
+    except beliefdb.errors.InvalidInput as exc:
+        assert str(exc) == "expect= goes with the apply, not with preview= (a preview changes nothing)", exc
+    else:
+        raise AssertionError("a preview with an expect was taken")
+
+
 def test_a_steps_inputs_and_memory_are_checked_by_the_tool_as_by_the_http_api(bdb: beliefdb.BeliefDB,
                                                                                http_client: TestClient,
                                                                                db_url: str) -> None:

@@ -217,7 +217,8 @@ def correct(body: Correct, c: Writer) -> JSONResponse:
 def retract(body: Retract, c: Reader) -> JSONResponse:
     if body.preview:
         if body.expect is not None:
-            raise errors.InvalidInput("expect= goes with the apply, not with preview= (a preview changes nothing)")
+            raise errors.InvalidInput(f"{errors.argument('expect')} goes with the apply, not with"
+                                      f" {errors.argument('preview')} (a preview changes nothing)")
         return JSONResponse(render.retraction_json(c.db.preview_retract(
             belief=body.belief, fragment=body.fragment, source=body.source, version=body.version, undo=body.undo)))
     writer(c)

@@ -288,8 +288,10 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
                 expect: Given | None = None) -> Result:
         if preview:
             if expect is not None:
-                return failed(errors.InvalidInput("expect= goes with the apply, not with preview= (a preview"
-                                                   " changes nothing)"))
+                with errors.wording("mcp"):  # (the tool's arguments, as answer words what it raises)
+                    return failed(errors.InvalidInput(f"{errors.argument('expect')} goes with the apply, not"
+                                                      f" with {errors.argument('preview')} (a preview changes"
+                                                      " nothing)"))
             return answer(ctx, False, lambda db: db.preview_retract(belief=belief, fragment=fragment, source=source,
                                                                     version=version, undo=undo),
                           render.retraction_json)
