@@ -20,17 +20,21 @@ from beliefdb.vocabulary import ErrorCode
 #: CLI and the servers say so for what they run (:func:`wording`); anyone else gets the library's words.
 Reader = Literal["library", "cli", "http", "mcp"]
 _READER: ContextVar[Reader] = ContextVar("beliefdb_reader", default="library")
+#: whether an HTTP request's arguments are its URL's query parameters (a GET's: ``include_fixtures=true``)
+_QUERY: ContextVar[bool] = ContextVar("beliefdb_query", default=False)
 
 
 @contextmanager
-def wording(reader: Reader) -> Iterator[None]:
+def wording(reader: Reader, *, query: bool = False) -> Iterator[None]:
     """Word the messages raised inside the block for ``reader`` (threads started inside get the
-    library's words unless they copy the context)."""
-    token = _READER.set(reader)
+    library's words unless they copy the context); ``query``: over HTTP, the arguments they name are
+    the URL's query parameters (a GET's), not the body's fields."""
+    token, asked = _READER.set(reader), _QUERY.set(query)
     try:
         yield
     finally:
         _READER.reset(token)
+        _QUERY.reset(asked)
 
 
 #: whether the messages raised are for a remote caller of ``beliefdb serve`` (an agent, a browser), who is
@@ -69,12 +73,14 @@ def argument(name: str, value: object = None, *, option: str | None = None) -> s
     """An argument as a message names it: the library's keyword, ``reason=`` (with ``value``:
     ``force=True``, ``extractor='llm'``), at the command line its option, ``--reason``
     (``--force``, ``--extractor llm``; ``option`` when the CLI spells it otherwise than ``name``
-    with dashes), and over HTTP and MCP the body's field or the tool's argument, ``reason`` (``force: true``)."""
+    with dashes), and over HTTP and MCP the body's field or the tool's argument, ``reason`` (``force: true``;
+    a GET's query parameter ``include_fixtures=true``)."""
     flag = option or "--" + name.replace("_", "-")
     if value is None:
         return spelled(f"{name}=", flag, http=name, mcp=name)
     field = f"{name}: {json.dumps(value)}" if isinstance(value, (bool, int, float, str)) else name
-    return spelled(f"{name}={value!r}", flag if value is True else f"{flag} {value}", http=field, mcp=field)
+    parameter = f"{name}={json.dumps(value) if isinstance(value, bool) else value}" if _QUERY.get() else field
+    return spelled(f"{name}={value!r}", flag if value is True else f"{flag} {value}", http=parameter, mcp=field)
 
 
 class BeliefDBError(Exception):

@@ -293,6 +293,25 @@ def test_an_expect_sent_with_a_preview_is_named_as_each_door_spells_it(bdb: beli
         raise AssertionError("a preview with an expect was taken")
 
 
+def test_a_get_routes_refusal_names_its_query_parameter_as_a_url_spells_it(http_client: TestClient,
+                                                                           db_url: str) -> None:
+    """GET /beliefs/{id} on fixture material said "add include_fixtures: true", a body's syntax, for a query
+    parameter: "?include_fixtures: true" is refused, "?include_fixtures=true" is what works. A GET route's
+    refusal now names it as its URL takes it; the body of a POST keeps "include_fixtures: true"."""
+    alice = bearer(db_url, "alice")
+    fixture = http_client.post("/sources", headers=alice, json={
+        "source": "seed.md", "text": "The restocking fee is 10%.\n", "label": "fixture"}).json()["accepted"][0]["id"]
+    said = refused(http_client.get(f"/beliefs/{fixture}", headers=alice), 400, "invalid_input")
+    assert said.endswith("add include_fixtures=true to see it and its evidence"), said
+    shown = http_client.get(f"/beliefs/{fixture}?include_fixtures=true", headers=alice)
+    assert shown.status_code == 200, shown.text
+    refused(http_client.get(f"/beliefs/{fixture}?include_fixtures: true", headers=alice), 400, "invalid_input")
+    with beliefdb.connect(db_url, principal="alice") as db:
+        answers = tools(db, [("why", {"belief": fixture})])
+    assert answers[0][0] and answers[0][1]["message"].endswith("add include_fixtures: true to see it and its"
+                                                               " evidence"), answers
+
+
 def test_a_steps_inputs_and_memory_are_checked_by_the_tool_as_by_the_http_api(bdb: beliefdb.BeliefDB,
                                                                                http_client: TestClient,
                                                                                db_url: str) -> None:

@@ -218,9 +218,9 @@ class HeadAsGet:
 
 class Wording:
     """The messages raised for a request are worded for its door (:func:`beliefdb.errors.wording`): a
-    hint names the HTTP API's resources (``POST /beliefs``), or the MCP tools at ``/mcp``; a person's
-    browser gets the library's words, as before. None names where the database is
-    (:func:`beliefdb.errors.remote`)."""
+    hint names the HTTP API's resources (``POST /beliefs``), or the MCP tools at ``/mcp``, and a GET's
+    arguments as its query parameters; a person's browser gets the library's words. None names where
+    the database is (:func:`beliefdb.errors.remote`)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -233,7 +233,7 @@ class Wording:
             if view.browser(scope):
                 await self.app(scope, receive, send)
                 return
-            with errors.wording("mcp" if scope.get("path") == "/mcp" else "http"):
+            with errors.wording("mcp" if scope.get("path") == "/mcp" else "http", query=scope["method"] == "GET"):
                 await self.app(scope, receive, send)
 
 
