@@ -15,9 +15,10 @@ from typing import Final, Literal
 from beliefdb.vocabulary import ErrorCode
 
 #: Who reads the messages raised here: a program calling the library (``reason=``), a person at the
-#: command line (``--reason``), or an agent over the HTTP API or the MCP tools (the library's words for
-#: an argument, but a hint names what that door offers: ``POST /beliefs``, the tool ``remember``). The
-#: CLI and the servers say so for what they run (:func:`wording`); anyone else gets the library's words.
+#: command line (``--reason``), or an agent over the HTTP API or the MCP tools (the body's field or the
+#: tool's argument, ``reason``, a GET's query parameter ``include_fixtures=true``, and a hint names what
+#: that door offers: ``POST /beliefs``, the tool ``remember``). The CLI and the servers say so for what
+#: they run (:func:`wording`); anyone else gets the library's words.
 Reader = Literal["library", "cli", "http", "mcp"]
 _READER: ContextVar[Reader] = ContextVar("beliefdb_reader", default="library")
 #: whether an HTTP request's arguments are its URL's query parameters (a GET's: ``include_fixtures=true``)
