@@ -34,6 +34,11 @@ def statuses(bdb: beliefdb.BeliefDB, subject: str) -> dict[tuple[str, str], str]
     ("Sorry, that was wrong: I still live in Lisbon, not Porto.", ("lives_in", "Lisbon")),
     ("Oops, my mistake. I live in Lisbon.", ("lives_in", "Lisbon")),
     ("I still work at Acme.", ("works_at", "Acme")),
+    # a value and the one it is not, with or without a comma ("Lisbon not Porto" was the value)
+    ("I still live in Lisbon not Porto.", ("lives_in", "Lisbon")),
+    ("I live in Lisbon not Porto.", ("lives_in", "Lisbon")),
+    ("I work at Acme, not Globex.", ("works_at", "Acme")),
+    ("I work at Forget-Me-Not Bakery.", ("works_at", "Forget-Me-Not Bakery")),
 ])
 def test_everyday_ways_of_saying_a_move_an_age_and_a_job(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found

@@ -42,7 +42,7 @@ skipped; a change in the perfect tense read as said in the past, "I've moved to 
   (:func:`beliefdb.text.mentions.pronoun_age`) is too when the speaker gave an age to one relation
   she can be before
 
-A value ends at a clause (", ", " and ", " because ", ...) and loses trailing time phrases ("last
+A value ends at a clause (", ", " and ", " because ", " not ", ...) and loses trailing time phrases ("last
 month", "a couple of weeks ago", "these days", "every Tuesday"), a leading article only at its
 start (never letters inside a name), and is no value when it points elsewhere ("their fries"), so
 "I moved to Berlin last month" says ``lives_in`` = ``Berlin``.
@@ -76,7 +76,7 @@ FIRST_PERSON_RE: Final = re.compile(rf"(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|we|we{_A
 
 _CLAUSE_END_RE: Final = re.compile(
     r"\s*(?:[,;:(—]|\s-\s|\b(?:and|but|because|since|so|which|who|where|when|while|though|although|after|"
-    r"before|until|as|if|with|for|to be)\b).*$", re.IGNORECASE)
+    r"before|until|as|if|with|for|to be)\b|(?<=\s)not\b).*$", re.IGNORECASE)  # ("Lisbon not Porto": Lisbon)
 _TIME_TAIL_RE: Final = re.compile(
     r"\s+(?:(?:last|this|next|past)\s+\w+|\d+\s+\w+\s+ago|a\s+(?:few\s+|couple\s+(?:of\s+)?)?\w+\s+ago|"
     r"(?:a\s+)?(?:couple|few)\s+(?:of\s+)?\w+\s+ago|these days|nowadays|yesterday|today|tonight|"
