@@ -39,6 +39,10 @@ def statuses(bdb: beliefdb.BeliefDB, subject: str) -> dict[tuple[str, str], str]
     ("I live in Lisbon not Porto.", ("lives_in", "Lisbon")),
     ("I work at Acme, not Globex.", ("works_at", "Acme")),
     ("I work at Forget-Me-Not Bakery.", ("works_at", "Forget-Me-Not Bakery")),
+    # more ways of taking back what one said; "I meant Lisbon" names no attribute
+    ("Sorry, scratch that: I live in Lisbon.", ("lives_in", "Lisbon")),
+    ("I'm sorry, I live in Lisbon.", ("lives_in", "Lisbon")),
+    ("Sorry, I meant Lisbon.", None),
 ])
 def test_everyday_ways_of_saying_a_move_an_age_and_a_job(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found

@@ -68,6 +68,7 @@ _FILLER_RE: Final = re.compile(
     r"hey|hi|hello|ok|okay|um|uh|haha|lol|honestly|basically|now|nowadays|these days|"
     # (a speaker correcting what they said: "Sorry, that was wrong: I still live in Lisbon")
     r"sorry|oops|my bad|my mistake|correction|to be clear|that was wrong|that's wrong|that is wrong|I was wrong|"
+    r"scratch that|(?:i['’]m|i am)\s+(?:so\s+)?sorry(?=\s*[,!:.\-—])|"  # ("I'm sorry to hear ..." says more)
     r"(?:(?:big|great|good|bad|sad|exciting|some|quick|small|little)\s+)?(?:update|news))\b\s*[,!:.\-—]*\s+)+",
     re.IGNORECASE)
 FIRST_PERSON_RE: Final = re.compile(rf"(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|we|we{_APOS}(?:re|ve|d|ll)|our|us)\b",
