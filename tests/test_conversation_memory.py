@@ -43,6 +43,11 @@ def statuses(bdb: beliefdb.BeliefDB, subject: str) -> dict[tuple[str, str], str]
     ("Sorry, scratch that: I live in Lisbon.", ("lives_in", "Lisbon")),
     ("I'm sorry, I live in Lisbon.", ("lives_in", "Lisbon")),
     ("Sorry, I meant Lisbon.", None),
+    # what someone else said is theirs, not the speaker's; a label is still skipped
+    ("He said: I live in Lisbon.", None),
+    ("She says: I work at Acme.", None),
+    ("My mom said: I live in Porto.", None),
+    ("Quick update: I live in Lisbon.", ("lives_in", "Lisbon")),
 ])
 def test_everyday_ways_of_saying_a_move_an_age_and_a_job(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found

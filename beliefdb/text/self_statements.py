@@ -335,7 +335,8 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
     ))
 
 
-_LABEL_RE: Final = re.compile(r"[^\W\d_]+(?: [^\W\d_]+){0,2}\s*:\s+")  # "Quick update: ...", "PS: ..."
+# "Quick update: ...", "PS: ..."; not what someone said ("He said: I live in X", "My mom says: ..."): theirs
+_LABEL_RE: Final = re.compile(r"[^\W\d_]+(?: [^\W\d_]+){0,2}(?<! [Ss]aid)(?<! [Ss]ays)\s*:\s+")
 
 
 # the perfect tense of a change says the change: "I've moved to X" as "I moved to X", "I've been living in
