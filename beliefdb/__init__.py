@@ -44,5 +44,9 @@ if not TYPE_CHECKING:  # (for mypy, only the names imported above exist)
         return value
 
     def __dir__() -> list[str]:
-        """The package's names, loaded or not (tab completion, ``help(beliefdb)``)."""
-        return sorted(set(globals()) | set(__all__))
+        """The package's names and its submodules, loaded or not (tab completion, ``help(beliefdb)``), without
+        what its own imports left here (``importlib``, ``Any``, ``annotations``)."""
+        import pkgutil
+
+        submodules = {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
+        return sorted({n for n in globals() if n.startswith("__")} | set(__all__) | submodules)

@@ -142,6 +142,21 @@ def test_the_packages_names_are_listed_before_they_are_loaded() -> None:
                                        "connect"}, out.stdout
 
 
+def test_the_packages_listing_names_its_submodules_and_no_import_leftovers() -> None:
+    """dir(beliefdb) listed what its own imports left (Any, TYPE_CHECKING, annotations, importlib) and none of
+    the documented submodules (errors, models, api), so ``beliefdb.mo<TAB>`` completed nothing. It lists the
+    public names and the package's public submodules now, and loading it still loads none of them."""
+    code = ("import beliefdb, sys; names = dir(beliefdb);"
+            " print([m for m in sys.modules if m.startswith('beliefdb.')]); print(' '.join(names))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    loaded, listed = out.stdout.splitlines()
+    names = set(listed.split())
+    assert loaded == "[]", loaded
+    assert names >= {"errors", "models", "api", "adapters", "graph", "settings", "vocabulary", "connect"}, names
+    assert not names & {"Any", "TYPE_CHECKING", "annotations", "importlib", "_NAMES", "__main__"}, names
+    assert all(hasattr(beliefdb, n) for n in names), names
+
+
 # --- version, completion, grouped help ----------------------------------------------------------
 
 
