@@ -80,6 +80,24 @@ def test_the_database_refuses_a_valid_time_no_client_could_read_back(postgresql:
     assert refused.value.sqlstate == "BD005"
 
 
+@pytest.mark.parametrize(("valid_from", "valid_to"), [
+    (None, "9999-12-30T12:00:00Z"), ("9999-12-30T23:59:59Z", None), (None, "9999-12-30T15:00:00-08:00"),
+])
+def test_a_valid_time_on_the_last_day_of_the_range_is_stored(bdb: beliefdb.BeliefDB, valid_from: str | None,
+                                                            valid_to: str | None) -> None:
+    """The library takes a moment "from 0001-01-02 to 9999-12-30 UTC" through the end of 9999-12-30, but the
+    database refused any bound after its first instant (9999-12-30 00:00 UTC): `valid_to: 9999-12-30` in
+    Los Angeles (08:00 UTC) was "valid time out of range ... (from 0001-01-02 to 9999-12-30)". The whole
+    last day is in range at every door, and read back in every time zone."""
+    report = bdb.remember("The return window is 7 days.", "return_policy", "window", "7 days",
+                          "The return window is 7 days.", source="policy.md", text=TEXT,
+                          valid_from=valid_from, valid_to=valid_to)
+    assert len(report.accepted) == 1
+    (belief,) = bdb.beliefs(include_all=True)
+    bound = belief.valid_time.lower if valid_from else belief.valid_time.upper
+    assert bound == api.parse_moment(valid_from or valid_to or "", "bound")
+
+
 def _nested(depth: int) -> dict[str, Any]:
     """A JSON object ``depth`` levels deep: {"a": {"a": ... {}}}."""
     value: dict[str, Any] = {}

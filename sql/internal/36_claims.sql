@@ -236,7 +236,7 @@ begin
                         -- (a moment every client reads back, as a claim's valid time: _add_claims)
                         and case when beliefdb._is_timestamptz(f.fragment ->> 'time')
                                  then (f.fragment ->> 'time')::timestamptz
-                                      between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'
+                                      between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00'
                                  else true end
                else false end
      order by f.n
@@ -571,8 +571,8 @@ begin
                              offset 0) f
          where c.same_topic = 1 and not isempty(c.valid)
            and v_starts[c.n] is not null and v_actual[c.n] = c.claim ->> 'quote'
-           and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
-           and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
+           and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00')
+           and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00')
     )
     select coalesce(array_agg(k.n order by k.n), '{}'),
            coalesce(array_agg(coalesce(k.existing, gen_random_uuid()) order by k.n), '{}'),
@@ -669,8 +669,8 @@ begin
         v_valid := tstzrange((v_claim ->> 'valid_from')::timestamptz, (v_claim ->> 'valid_to')::timestamptz, '[)');
         -- a bound beyond what every client can read back (years 1 to 9999 in any time zone, never
         -- infinity) would make this belief unreadable for everyone: refused as bad input
-        if (not lower_inf(v_valid) and not (lower(v_valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'))
-           or (not upper_inf(v_valid) and not (upper(v_valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'))
+        if (not lower_inf(v_valid) and not (lower(v_valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00'))
+           or (not upper_inf(v_valid) and not (upper(v_valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00'))
         then
             raise exception 'valid time out of range: % (from 0001-01-02 to 9999-12-30, not infinity)', v_valid
                 using errcode = 'BD005';

@@ -365,8 +365,8 @@ begin
              where o.same = 1) once
      where once.n = c.n and once.ord = c.ord and not once.recorded
        and c.valid is not null
-       and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
-       and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00');
+       and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00')
+       and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00');
     analyze pg_temp.beliefdb_bulk_first_claim (n, ord, subject, attribute, eligible, belief_id, fragment_id);
     -- (a new belief on such a fragment holds; current unless rule 8 or its valid time says
     -- otherwise, which the propagation below corrects. Stored so, it is current before the
@@ -455,8 +455,8 @@ begin
          where c.round = v_round and (c.s is null or c.actual is distinct from c.claim ->> 'quote');
         select c.valid into v_valid from pg_temp.beliefdb_bulk_first_claim c
          where c.round = v_round and c.outcome is null
-           and ((not lower_inf(c.valid) and not (lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'))
-                or (not upper_inf(c.valid) and not (upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')))
+           and ((not lower_inf(c.valid) and not (lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00'))
+                or (not upper_inf(c.valid) and not (upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00')))
          order by c.n, c.ord limit 1;
         if found then
             raise exception 'valid time out of range: % (from 0001-01-02 to 9999-12-30, not infinity)', v_valid
