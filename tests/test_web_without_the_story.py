@@ -206,3 +206,23 @@ def test_a_bidi_override_in_stored_text_is_shown_as_a_mark_not_applied(client: T
         assert "\u202e" not in page.text, path
         assert "10%[U+202E] of" in page.text, path
     assert "notes[U+202E].md" in client.get(f"/beliefs/{fee.id}", headers=HTML).text
+
+
+def test_the_belief_page_says_when_the_belief_is_valid_in_utc(client: TestClient, db_url: str) -> None:
+    """The belief page said when a belief was recorded, never when it is valid: an expired belief's page said
+    "expired" without when it ended, and one valid from a date in Berlin said nothing of it, where `why`,
+    `--json`, HTTP and MCP all give the valid time. It is shown in UTC, as every time the page shows."""
+    text = "Maya lives in Lisbon.\nThe desk was open.\nMaya likes tea.\n"
+    with beliefdb.connect(db_url, principal="alice") as db:
+        lisbon = db.remember("Maya lives in Lisbon", "maya", "lives_in", "Lisbon", "Maya lives in Lisbon.",
+                             source="notes.md", text=text, valid_from="2026-03-29T03:30:00+02:00").accepted[0]
+        desk = db.remember("The desk was open", "desk", "open", "yes", "The desk was open.", source="notes.md",
+                           valid_from="2020-01-01T00:00:00-08:00", valid_to="2020-06-01T00:00:00Z").accepted[0]
+        tea = db.remember("Maya likes tea", "maya", "likes", "tea", "Maya likes tea.", source="notes.md").accepted[0]
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    said = {name: text_of(client.get(f"/beliefs/{b.id}", headers=HTML).text) for name, b in
+            (("lisbon", lisbon), ("desk", desk), ("tea", tea))}
+    assert "valid from 2026-03-29 01:30:00 UTC" in said["lisbon"], said["lisbon"]
+    assert "valid from 2020-01-01 08:00:00 UTC until 2020-06-01 00:00:00 UTC" in said["desk"], said["desk"]
+    assert "Status: expired" in said["desk"]
+    assert "valid time not stated" in said["tea"], said["tea"]
