@@ -369,3 +369,28 @@ def test_a_call_after_the_servers_connections_were_ended_gets_a_fresh_one(db_url
             admin.execute("select pg_terminate_backend(%s, 10000)", (pid,))
         for _ in range(2):  # each of the pool's connections
             assert bdb.beliefs() == []
+
+
+def test_every_moment_comes_back_in_utc_whatever_the_servers_time_zone(
+        db_url: str, postgresql: psycopg.Connection[Any], cli: Cli) -> None:
+    """Moments came back in the database session's time zone: the server's (initdb takes the machine's, a
+    DBA's ``alter database ... set timezone``). With Asia/Kathmandu every answer of the CLI, the library,
+    HTTP and MCP said +05:45 where the product view said UTC, and a moment before the zone had a standard
+    offset came back with local mean time to the second, '1900-01-01T05:21:44+05:41:16', which is not the
+    RFC 3339 date-time the HTTP API publishes. Every beliefdb session works in UTC: the same instant is the
+    same text at every door, whatever the server's zone (a URL's own options may still ask for another)."""
+    postgresql.execute(sql.SQL("alter database {} set timezone = 'Asia/Kathmandu'").format(
+        sql.Identifier(postgresql.info.dbname)))
+    postgresql.commit()
+    text = "Zed lives in Oslo.\n"
+    with beliefdb.connect(db_url) as db:
+        db.remember("Zed lives in Oslo", "zed", "lives_in", "Oslo", "Zed lives in Oslo.", source="zed.md",
+                    text=text, valid_from="1900-01-01T00:00:00Z", valid_to="2026-03-29T01:30:00Z")
+        (belief,) = db.beliefs(include_all=True)
+        assert belief.valid_time.lower.isoformat() == "1900-01-01T00:00:00+00:00"
+        assert belief.valid_time.upper.isoformat() == "2026-03-29T01:30:00+00:00"
+        assert belief.recorded_at.utcoffset() is not None and not belief.recorded_at.utcoffset()
+    (listed,) = cli.json("beliefs", "--all", "--db", db_url)
+    assert listed["valid_time"] == {"from": "1900-01-01T00:00:00+00:00", "to": "2026-03-29T01:30:00+00:00"}
+    with connector.connect(db_url) as conn:
+        assert str(conn.execute("show timezone").fetchone()[0]) == "UTC"  # type: ignore[index]

@@ -16,6 +16,10 @@ from beliefdb.db.queries import Q
 
 # what a migration sets whatever a DBA set for the role or the database (a URL's own options still win)
 MIGRATION_FORCED = ("statement_timeout", "lock_timeout")
+# what every session sets whatever a DBA set (a URL's own options still win): moments come back in UTC, the
+# same text at every door whatever the server's time zone (initdb takes the machine's), never a local mean
+# time to the second ('+05:41:16', not an RFC 3339 offset) of a zone's early years
+ALWAYS_FORCED = ("TimeZone",)
 # the variable behind each setting, and where a value that wins over it came from (pg_settings.source)
 VARIABLES = {"statement_timeout": "BELIEFDB_STATEMENT_TIMEOUT", "lock_timeout": "BELIEFDB_LOCK_TIMEOUT",
              "idle_in_transaction_session_timeout": "BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT",
@@ -54,6 +58,7 @@ def session_settings(*, migration: bool = False) -> dict[str, str]:
         # a client that is gone (killed, its host down) is noticed while its statement runs, which
         # then stops and releases its locks, instead of running to the end for nobody
         "client_connection_check_interval": _ms(current.client_check_interval),
+        "TimeZone": "UTC",
     }
 
 
@@ -61,7 +66,7 @@ def apply(conn: psycopg.Connection[Any], values: dict[str, str], *, migration: b
     """Set ``values`` for the session (committed: a later rollback keeps them), except what the
     connection string's own ``options`` (or PGOPTIONS), or a DBA's ``alter role|database ... set``,
     chose: those win (a migration's MIGRATION_FORCED win over the DBA's)."""
-    forced = [name for name in MIGRATION_FORCED if name in values] if migration else []
+    forced = [name for name in ALWAYS_FORCED + (MIGRATION_FORCED if migration else ()) if name in values]
     rows = conn.execute(Q.session_settings, (forced, list(values), list(values.values()))).fetchall()
     if not conn.autocommit:
         conn.commit()
