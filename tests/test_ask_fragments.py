@@ -373,3 +373,27 @@ def test_a_day_with_no_utc_day_before_it_is_named_as_written() -> None:
 
     assert utc_day("0001-01-01T02:00:00+05:30") == "0001-01-01"
     assert utc_day("2024-06-01T02:00:00+05:30") == "2024-05-31" and utc_day("infinity") == "infinity"
+
+
+def test_an_as_of_answer_says_its_current_item_held_then_not_now(bdb: beliefdb.BeliefDB) -> None:
+    """Asked as of a past moment, the history under a belief said "(history, not current: 1. holds now)" and
+    "(item 1 holds now)" in the context an agent reads, of a belief that held then and was replaced since:
+    an as-of answer says it held then."""
+    chat = "Tom lives in Oslo.\nTom lives in Paris.\nTom lives in Berlin.\n"
+    bdb.remember("Tom lives in Oslo.", "tom", "city", "Oslo", "Tom lives in Oslo.", source="chat-7", text=chat,
+                 valid_from="2022-09-01T00:00:00Z")
+    bdb.remember("Tom lives in Paris.", "tom", "city", "Paris", "Tom lives in Paris.", source="chat-7",
+                 valid_from="2023-01-10T00:00:00Z")
+    then = datetime.now(UTC)
+    bdb.remember("Tom lives in Berlin.", "tom", "city", "Berlin", "Tom lives in Berlin.", source="chat-7",
+                 valid_from="2023-05-08T00:00:00Z")
+    result = bdb.ask("Where does Tom live?", as_of=then)
+    assert [a.belief.value for a in result.beliefs] == ["Paris"]
+    assert [h.belief.value for h in result.beliefs[0].history] == ["Oslo"]
+    assert "(item 1 held then): Tom lives in Oslo." in result.context, result.context
+    assert "holds now" not in result.context
+    shown = ask_text(result)
+    assert "2. (history, not current: 1. held then) Tom lives in Oslo." in shown, shown
+    assert "holds now" not in shown
+    # asked now, it holds now
+    assert "(item 1 holds now)" in bdb.ask("Where does Tom live?").context

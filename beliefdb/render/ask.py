@@ -98,9 +98,10 @@ def _fragments_text(r: AskResult, n: int = 0) -> list[str]:
     return lines
 
 
-def _history_text(n: int, current: int, h: Replaced) -> list[str]:
+def _history_text(n: int, current: int, h: Replaced, then: bool) -> list[str]:
     b = h.belief
-    lines = [f"{n}. (history, not current: {current}. holds now) {b.statement}   [{short(b.id)}]",
+    held = "held then" if then else "holds now"  # (an answer as of a moment: the belief held then)
+    lines = [f"{n}. (history, not current: {current}. {held}) {b.statement}   [{short(b.id)}]",
              f"   {b.subject}.{b.attribute} = {b.value}   until {utc_day(h.replaced_on)}, replaced by "
              f"{h.replaced_by_value!r} [{short(h.replaced_by)}]" + (" (itself replaced since)" if h.steps > 1 else "")]
     for e in h.evidence[:1]:
@@ -147,5 +148,5 @@ def ask_text(r: AskResult) -> str:
         current = n
         for h in a.history:
             n += 1
-            lines += _history_text(n, current, h)
+            lines += _history_text(n, current, h, r.as_of is not None)
     return "\n".join(lines)

@@ -144,12 +144,13 @@ def _where(evidence: Sequence[Evidence]) -> str:
             + f", chars {src.start_offset}-{src.end_offset}, {src.authority}") if src else "no quoted source"
 
 
-def _history_lines(n: int, current: int, h: Replaced) -> list[str]:
+def _history_lines(n: int, current: int, h: Replaced, as_of: datetime | None) -> list[str]:
     """A value the belief numbered ``current`` replaced: an item of its own, labelled as history and
-    saying what replaced it and when (never a claim that it holds now)."""
+    saying what replaced it and when (never a claim that it holds now); the belief ``current`` holds now,
+    or held then when the answer is as of a moment."""
     b = h.belief
     since = b.valid_time.lower
-    lines = [f"{n}. history, not current (item {current} holds now): {b.statement} "
+    lines = [f"{n}. history, not current (item {current} {'held then' if as_of else 'holds now'}): {b.statement} "
              f"[{b.subject}.{b.attribute} = {b.value}]",
              "   " + (f"valid from {utc_day(since)} " if since else "") + f"until {utc_day(h.replaced_on)}, replaced "
              f"by {_clip(h.replaced_by_value, 40)!r}" + (" (itself replaced since)" if h.steps > 1 else "")
@@ -192,7 +193,7 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
         current = n
         for h in a.history:
             n += 1
-            lines += _history_lines(n, current, h)
+            lines += _history_lines(n, current, h, as_of)
     return "\n".join(lines)
 
 
