@@ -186,3 +186,23 @@ def test_every_local_time_is_read_as_postgresql_reads_it(postgresql: psycopg.Con
                                              datetime.fromisoformat(moment_text(text, "valid_from") or ""))}
     # (in UTC: a time in the repeated hour, with fold=1, never equals one of another zone, PEP 495)
     assert read == {database.astimezone(UTC)}, (zone, text)
+
+
+def test_the_beliefs_listing_says_when_each_belief_is_valid(db_url: str, cli: Cli) -> None:
+    """`beliefs` printed a belief's status, statement and confidence but not its valid time: a fact valid
+    from a moment, or one that ended (expired), or one whose start is still ahead (current, announced in
+    advance) read the same as a fact with none. Each line says its valid time when one was stated, as `why`
+    and `ask` do."""
+    with beliefdb.connect(db_url) as db:
+        db.remember(QUOTE, "office", "open", "yes", QUOTE, source="office.md", text=TEXT,
+                    valid_from="2026-01-05T09:00:00-05:00", valid_to="2026-02-01T00:00:00Z")
+        db.remember("The office is open", "office", "floor", "2", QUOTE, source="office.md")
+    listed = cli("beliefs", "--all", "--db", db_url).output
+    (opened,) = [line for line in listed.splitlines() if "confidence" in line and "open until" in line
+                 and "valid" in line]
+    assert "valid 2026-01-05T14:00:00+00:00 → 2026-02-01T00:00:00+00:00" in opened, listed
+    assert "office / open = yes [expired]" in listed
+    (floor_line,) = [line for line in listed.splitlines() if line.startswith(tuple("0123456789abcdef"))
+                     and "floor" in line]
+    floor_detail = listed.splitlines()[listed.splitlines().index(floor_line) + 1]
+    assert "valid" not in floor_detail, listed

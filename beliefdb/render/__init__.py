@@ -108,8 +108,9 @@ def beliefs_table(rows: Iterable[Belief], *, with_status: bool = False) -> str:
         status = f" [{b.status}]" if with_status or b.status != "current" else ""
         label = f" ({b.provenance}, not production history)" if b.provenance != "production" else ""
         lines.append(f"{short(b.id)}  {b.subject} / {b.attribute} = {b.value}{status}{label}")
+        stated = b.valid_time.lower is not None or b.valid_time.upper is not None
         lines.append(f"          \"{b.statement}\"  confidence {b.confidence:.2f} ({b.confidence_kind}),"
-                     f" {b.evidence_count} evidence")
+                     f" {b.evidence_count} evidence" + (f", valid {valid_time(b.valid_time)}" if stated else ""))
     return "\n".join(lines) if lines else "(no beliefs)"
 
 
