@@ -206,3 +206,13 @@ def test_the_beliefs_listing_says_when_each_belief_is_valid(db_url: str, cli: Cl
                      and "floor" in line]
     floor_detail = listed.splitlines()[listed.splitlines().index(floor_line) + 1]
     assert "valid" not in floor_detail, listed
+
+
+def test_why_says_a_valid_time_not_stated_as_ask_does(db_url: str, cli: Cli) -> None:
+    """`why` said "valid always" of a belief given no valid time, where `ask` and the product view say
+    "valid time not stated": such a belief claims nothing about when it holds, not that it holds always."""
+    with beliefdb.connect(db_url) as db:
+        (floor,) = db.remember("The office is open", "office", "floor", "2", QUOTE, source="office.md",
+                               text=TEXT).accepted
+    said = cli("why", str(floor.id), "--db", db_url).output
+    assert "valid time not stated" in said and "always" not in said, said

@@ -94,8 +94,10 @@ def why_json(w: Why) -> dict[str, Any]:
 
 
 def valid_time(r: Range[datetime]) -> str:
+    """``FROM → TO`` (``…`` for an open end); "time not stated" when neither was (as ``ask`` says it: such a
+    belief is no claim to hold always)."""
     if r.lower is None and r.upper is None:
-        return "always"
+        return "time not stated"
     lower = r.lower.isoformat() if r.lower else "…"
     upper = r.upper.isoformat() if r.upper else "…"
     return f"{lower} → {upper}"
