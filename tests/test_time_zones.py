@@ -216,3 +216,14 @@ def test_why_says_a_valid_time_not_stated_as_ask_does(db_url: str, cli: Cli) -> 
                                text=TEXT).accepted
     said = cli("why", str(floor.id), "--db", db_url).output
     assert "valid time not stated" in said and "always" not in said, said
+
+
+def test_every_belief_as_of_a_moment_is_refused_not_read_as_those_believed_then(db_url: str, cli: Cli) -> None:
+    """`beliefs --all --as-of T` (and all=true with as_of over HTTP) listed what was believed at T, --all
+    silently dropped: a user asking for every belief's status then saw fewer and could not tell."""
+    with beliefdb.connect(db_url) as db:
+        db.remember("The office is open", "office", "floor", "2", QUOTE, source="office.md", text=TEXT)
+        with pytest.raises(errors.InvalidInput, match=r"include_all=True and as_of= do not go together"):
+            db.beliefs(include_all=True, as_of=datetime.now(UTC))
+    line = cli.one_line_error("beliefs", "--all", "--as-of", "2030-01-01T00:00:00Z", "--db", db_url)
+    assert "--all and --as-of do not go together" in line and "why ID --as-of" in line, line

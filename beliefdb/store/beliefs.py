@@ -56,6 +56,12 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
     None), those after the belief ``after`` (the last one of the page before; a full id or unique prefix)."""
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
+        if include_all:  # (what was believed then is a listing of its own: every belief's status then is not)
+            every = errors.spelled("include_all=True", "--all", http="all=true", mcp="include_all: true")
+            one = errors.spelled("why(id, as_of=...)", "why ID --as-of ...", http="GET /beliefs/{id}?as_of=...",
+                                 mcp="why with as_of")
+            raise errors.InvalidInput(f"{every} and {errors.argument('as_of')} do not go together: as of a moment,"
+                                      f" the beliefs believed then are listed; {one} gives one belief's status then")
     check_page_limit(limit)
     check_cursor(after)
     if subject is not None and not exact_subject:
