@@ -222,6 +222,19 @@ end
 $$;
 comment on function beliefdb._masked_job(uuid, jsonb, int4range[]) is 'A queued job''s payload with its text masked at some spans and their lines'' keyed digests recorded with it';
 
+-- The reason recorded with a job whose text a forget masks (rule 14 of docs/rules.md): a failed attempt's
+-- reason may quote the text (an llm endpoint's refusal often says why with the words it was sent), so it
+-- is replaced, as forgetting a source replaces the reasons of its jobs (beliefdb._forget_jobs); none
+-- stays none.
+create or replace function beliefdb._masked_job_error(p_error text) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when p_error is not null
+                then 'a forget masked its text: the reason recorded before, which may have quoted it, was cleared' end
+$$;
+comment on function beliefdb._masked_job_error(text) is 'The reason kept with a job whose text a forget masked: replaced, as it may quote the text';
+
 -- The pieces a forget masked in a text not stored yet (p_lines, as beliefdb._forgotten_records records
 -- them over p_text: a job's, a proposal's), recorded as redaction rows of the version stored from it
 -- (p_version_id: a new version of that text, or the conversation it grew, or the text in force it

@@ -1318,7 +1318,8 @@ begin
     update beliefdb.job j
        -- (the lines it masks recorded with the job: beliefdb._masked_job)
        set payload = beliefdb._masked_job(p_workspace_id, j.payload,
-               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end)
+               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end),
+           last_error = beliefdb._masked_job_error(j.last_error)
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0
     returning j.id
@@ -1402,7 +1403,8 @@ begin
                      || jsonb_build_object(
                'turns', (select coalesce(jsonb_agg(t.x order by t.n), '[]')
                            from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
-                          where not (t.x ->> 'speaker' = any(p_speakers))))
+                          where not (t.x ->> 'speaker' = any(p_speakers)))),
+           last_error = beliefdb._masked_job_error(j.last_error)
       from waiting w
      -- (no line left to mask when the forget masked it already as a stored quote: the turn goes all the same)
      where j.workspace_id = p_workspace_id and j.id = w.id

@@ -202,7 +202,8 @@ begin
                          -- (a turn's speaker as its label in the text is masked: "████'s mum")
                          || case when jsonb_typeof(j.payload -> 'turns') = 'array'
                                  then jsonb_build_object('turns', beliefdb._masked_speakers(j.payload -> 'turns', v_re))
-                                 else '{}' end
+                                 else '{}' end,
+               last_error = beliefdb._masked_job_error(j.last_error)
           from masks k
          where j.workspace_id = p_workspace_id and j.id = k.id
         returning j.id
