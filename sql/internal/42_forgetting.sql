@@ -51,6 +51,57 @@ as $$
 $$;
 comment on function beliefdb._fragments_by_spans(uuid, uuid[], int4range[], boolean) is 'The fragments of some versions within, or over, some spans of them';
 
+-- One name as a regular expression of beliefdb._mention_pattern: each Latin letter as itself with or
+-- without its accents, precomposed or as combining marks after it ("Lopez", "López", "Lo\u0301pez" and
+-- "LÓPEZ" are one name, whatever the server's locale folds), the spaces between words as any run of spaces
+-- on one line (a no-break space of a page pasted from a browser; never a line break: a masked span keeps
+-- the lines of a conversation), every other character as itself (a CJK name too: NFC keeps Hangul whole).
+create or replace function beliefdb._name_regex(p_name text) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select string_agg(
+               case when c.ch ~ s.space
+                    then case when c.prev ~ s.space then '' else s.space || '+' end
+                    when l.variants is not null then '[' || l.variants || '][\u0300-\u036f]*'
+                    else regexp_replace(c.ch, '([]^.$*+?(){}|\\[-])', '\\\1', 'g') end,
+               '' order by c.i)
+      from (select x.ch, x.i, lag(x.ch) over (order by x.i) as prev
+              from regexp_split_to_table(normalize(p_name, NFC), '') with ordinality x (ch, i)) c
+     cross join (values ('[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]')) s (space)
+      left join lateral (
+           select v.variants
+             from (values ('a', 'aAÀÁÂÃÄÅàáâãäåĀāĂăĄąǍǎǞǟǠǡǺǻȀȁȂȃȦȧḀḁẠạẢảẤấẦầẨẩẪẫẬậẮắẰằẲẳẴẵẶặ'),
+                    ('b', 'bBḂḃḄḅḆḇƀ'),
+                    ('c', 'cCÇçĆćĈĉĊċČčḈḉ'),
+                    ('d', 'dDĎďḊḋḌḍḎḏḐḑḒḓđĐ'),
+                    ('e', 'eEÈÉÊËèéêëĒēĔĕĖėĘęĚěȄȅȆȇȨȩḔḕḖḗḘḙḚḛḜḝẸẹẺẻẼẽẾếỀềỂểỄễỆệ'),
+                    ('f', 'fFḞḟ'),
+                    ('g', 'gGĜĝĞğĠġĢģǦǧǴǵḠḡ'),
+                    ('h', 'hHĤĥȞȟḢḣḤḥḦḧḨḩḪḫẖħĦ'),
+                    ('i', 'iIÌÍÎÏìíîïĨĩĪīĬĭĮįİǏǐȈȉȊȋḬḭḮḯỈỉỊịı'),
+                    ('j', 'jJĴĵǰ'),
+                    ('k', 'kKĶķǨǩḰḱḲḳḴḵ'),
+                    ('l', 'lLĹĺĻļĽľḶḷḸḹḺḻḼḽłŁ'),
+                    ('m', 'mMḾḿṀṁṂṃ'),
+                    ('n', 'nNÑñŃńŅņŇňǸǹṄṅṆṇṈṉṊṋ'),
+                    ('o', 'oOÒÓÔÕÖòóôõöŌōŎŏŐőƠơǑǒǪǫǬǭȌȍȎȏȪȫȬȭȮȯȰȱṌṍṎṏṐṑṒṓỌọỎỏỐốỒồỔổỖỗỘộỚớỜờỞởỠỡỢợøØ'),
+                    ('p', 'pPṔṕṖṗ'),
+                    ('q', 'qQ'),
+                    ('r', 'rRŔŕŖŗŘřȐȑȒȓṘṙṚṛṜṝṞṟ'),
+                    ('s', 'sSŚśŜŝŞşŠšȘșṠṡṢṣṤṥṦṧṨṩ'),
+                    ('t', 'tTŢţŤťȚțṪṫṬṭṮṯṰṱẗŧŦ'),
+                    ('u', 'uUÙÚÛÜùúûüŨũŪūŬŭŮůŰűŲųƯưǓǔǕǖǗǘǙǚǛǜȔȕȖȗṲṳṴṵṶṷṸṹṺṻỤụỦủỨứỪừỬửỮữỰự'),
+                    ('v', 'vVṼṽṾṿ'),
+                    ('w', 'wWŴŵẀẁẂẃẄẅẆẇẈẉẘ'),
+                    ('x', 'xXẊẋẌẍ'),
+                    ('y', 'yYÝýÿŶŷŸȲȳẎẏẙỲỳỴỵỶỷỸỹ'),
+                    ('z', 'zZŹźŻżŽžẐẑẒẓẔẕ')) v (base, variants)
+            where strpos(v.variants, c.ch) > 0
+            limit 1) l on true
+$$;
+comment on function beliefdb._name_regex(text) is 'One name as a regular expression: its Latin letters with or without accents, its spaces any run of spaces on one line';
+
 -- The regular expression (for ~*, any letter case) that finds some names where people typed them: a name
 -- in a CJK script (Han, Hiragana, Katakana, Hangul), which is written without spaces ("我昨天见了王小明，
 -- 他说..." names 王小明; "김민수를" 김민수), wherever it is in the text; any other name as a word of its own,
@@ -63,7 +114,7 @@ set search_path = pg_catalog, pg_temp
 as $$
     select string_agg(
                case when left(n, 1) ~ c.letter then '' else '(?:(?<![[:alnum:]_])|(?<=' || c.letter || '))' end
-               || regexp_replace(n, '([]^.$*+?(){}|\\[-])', '\\\1', 'g')
+               || beliefdb._name_regex(n)
                || case when right(n, 1) ~ c.letter then '' else '(?:(?![[:alnum:]_])|(?=' || c.letter || '))' end,
                '|')
       from unnest(p_names) n,
