@@ -18,7 +18,8 @@ from beliefdb.models.changes import Changes
 class Mention:
     """Where a forgotten subject's name is still written (``kind`` decision, action, outcome, run, step,
     review, correction, source, version or retraction: typed by people; belief: what a source said of
-    another subject; its ``id``, the ``field`` that names it and its ``owner``). Forget leaves it: it is
+    another subject, or a belief whose ``field`` subject names the person, another spelling of their
+    subject; its ``id``, the ``field`` that names it and its ``owner``). Forget leaves it: it is
     someone's own words, not text taken from what was forgotten, and the name may be another's; ``hint``
     says how to deal with it."""
 

@@ -217,11 +217,15 @@ begin
                    x (field, typed)
          where v.workspace_id = p_workspace_id and x.typed ~* p.re
         union all
-        -- what a source said of someone else that names the person: theirs, not forgotten with it
-        select 'belief', b.id, case when b.statement ~* p.re then 'statement' else 'value' end, b.owner,
-               b.recorded_at
+        -- what a source said of someone else that names the person: theirs, not forgotten with it; and a
+        -- belief whose subject names them, another spelling of the same name ("Maya López" a claim wrote,
+        -- maya_lopez the extractors write: underscores read as spaces), a subject of its own
+        select 'belief', b.id,
+               case when replace(b.subject, '_', ' ') ~* p.re then 'subject'
+                    when b.statement ~* p.re then 'statement' else 'value' end, b.owner, b.recorded_at
           from beliefdb.belief b, pattern p
-         where b.workspace_id = p_workspace_id and (b.statement ~* p.re or b.value ~* p.re)
+         where b.workspace_id = p_workspace_id
+           and (b.statement ~* p.re or b.value ~* p.re or replace(b.subject, '_', ' ') ~* p.re)
         union all
         -- (a belief's or a fragment's: their owners are the belief's or the source's)
         select 'retraction', n.id, 'reason', coalesce(b.owner, s.owner), n.retracted_at
@@ -244,12 +248,22 @@ begin
                pattern p
          where r.workspace_id = p_workspace_id and r.restored_at is not null and r.reason ~* p.re
     ), ranked as (
-        select f.*, row_number() over (order by f.at, f.kind, f.id) as nth, count(*) over () as total from found f
+        select f.*, sb.subject, row_number() over (order by f.at, f.kind, f.id) as nth, count(*) over () as total
+          from found f
+          -- (a belief's subject, for the forget its hint names)
+          left join beliefdb.belief sb on f.kind = 'belief' and sb.workspace_id = p_workspace_id and sb.id = f.id
     )
     select coalesce(max(f.total), 0),
            coalesce(jsonb_agg(jsonb_build_object(
                'kind', f.kind, 'id', f.id, 'field', f.field, 'owner', f.owner,
-               'hint', case when f.kind = 'belief'
+               'hint', case when f.kind = 'belief' and f.field = 'subject'
+                            then format('its subject, %s, names this person: another subject, not forgotten with '
+                                        'this one (rule 14); if it is this person, forget it too (beliefdb forget '
+                                        '--subject %s --preview, then again with --expect and the fingerprint it '
+                                        'printed)', f.subject,
+                                        case when f.subject ~ '^[A-Za-z0-9_.-]+$' then f.subject
+                                             else '''' || replace(f.subject, '''', '''\''''') || '''' end)
+                            when f.kind = 'belief'
                             then 'what a source said of another subject: it stays theirs (rule 14); if it is about '
                                  || 'this person, forget it too by its id (beliefdb forget --belief ID --preview, then '
                                  || 'again with --expect and the fingerprint it printed)'
