@@ -9,6 +9,7 @@ field ``subject``, with the forget of that subject to run."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -16,6 +17,7 @@ from conftest import Cli
 from forgets import run_hinted
 
 import beliefdb
+from beliefdb.models import Turn
 
 ORDER = "Order desk.\nThe courier for order B-1 is DHL.\nContact: maya.l@example.org.\n"
 
@@ -48,3 +50,24 @@ def test_the_hinted_forget_takes_the_other_spelling_too(
     run_hinted(cli, preview.mentions[0].hint, "SUBJECT", "unused")
     left = postgresql.execute("select subject, statement from beliefdb.belief").fetchall()
     assert left == [], left
+
+
+def test_a_speaker_whose_label_is_the_subject_as_written_is_forgotten_with_it(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """With a belief whose subject is "Maya López" as written, forget --subject "Maya López" took that subject
+    alone: the turns of the speaker "Maya López" stayed, and the report listed her own label among the
+    "speakers whose label names this person ... not the person by rule 14 (only a speaker whose name is the
+    subject is)", of a speaker whose name is the subject, character for character."""
+    at = datetime(2026, 3, 4, 9, 0, tzinfo=UTC)
+    bdb.ingest_conversation([Turn("Maya López", "I am allergic to peanuts.", at),
+                             Turn("Agent", "Noted.", at),
+                             Turn("MAYA LOPEZ", "I have 3 cats.", at)], source="chat-1", embed=False)
+    bdb.remember("Contact: maya.l@example.org.", "Maya López", "email", "maya.l@example.org",
+                 "Contact: maya.l@example.org.", source="order.txt", text=ORDER)
+    preview = bdb.forget(subject="Maya López", preview=True)
+    assert preview.speaker_mentions == [], preview.speaker_mentions
+    bdb.forget(subject="Maya López", expect=preview.fingerprint())
+    (content,) = postgresql.execute("select v.content from beliefdb.source_version v join beliefdb.source s"
+                                    " on s.id = v.source_id where s.name = 'chat-1'").fetchone() or ("",)
+    assert "peanuts" not in content and "López" not in content and "cats" not in content, content
+    assert [b.subject for b in bdb.beliefs()] == [], bdb.beliefs()

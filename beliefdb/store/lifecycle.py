@@ -110,8 +110,11 @@ def _forget(db: Database, source: str | None, subject: str | None, belief: str |
             if named is not None and not named[0]:
                 subject = speaker_subject(subject)
             args = ("subject", subject)
+            # (a speaker whose name is the subject as written, "Maya López" or "MAYA LOPEZ" when a belief has
+            # the subject "Maya López", is that subject's speaker too: rule 14's "a speaker whose name is that
+            # subject", in any letter case and with or without accents, as the extractors name a speaker)
             speakers = [r["speaker"] for r in db.fetch_all(dict, Q.speakers, None, c)
-                        if speaker_subject(r["speaker"]) == subject]
+                        if speaker_subject(r["speaker"]) in (subject, speaker_subject(subject))]
             # the name as given is a speaker's of that subject too (no turn of it yet, perhaps): where it
             # is typed ("Maya López" in a title), the report finds it
             if given != subject and given not in speakers:
