@@ -75,3 +75,39 @@ def test_forgetting_a_speakers_turns_in_a_failed_job_clears_the_reason_that_quot
     error = failed_error(postgresql, job)
     assert "pregnant" not in error and "933" not in error, error
     assert "forget masked its text" in error, error
+
+
+def test_a_masked_job_that_cannot_be_stored_has_a_way_out_that_works(
+        llm: ChatServer, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A failed job whose text a forget masked, of a source never stored (the endpoint refuses it whatever
+    it is sent): forget --source said "cancel its jobs with their text (beliefdb jobs cancel --source ...)",
+    and the cancel was refused ("let a worker store it masked"), which the refusing endpoint never lets
+    happen: the rest of the text (her phone, her health) stayed in the queue with no way to erase it. Each
+    now names what works: store the same text as that source (its masked lines stay masked), then forget
+    the source, which clears its jobs."""
+    bdb.remember("Maya López lives in Porto.", "maya_lopez", "lives_in", "Porto", "Maya López lives in Porto.",
+                 source="crm.txt", text="Maya López lives in Porto.\n")
+    llm.answers(refusing(NOTE))
+    (job,) = bdb.submit(text=NOTE, source="note.txt", extractor="llm")
+    assert bdb.work(stop_when_empty=True, embed=False, backoff=0).failed == 1
+    preview = bdb.forget(subject="Maya López", preview=True, mask_mentions=True)
+    bdb.forget(subject="Maya López", mask_mentions=True, expect=preview.fingerprint())
+    with pytest.raises(beliefdb.errors.NotFound) as unknown:
+        bdb.forget(source="note.txt", preview=True)
+    assert "jobs cancel" not in str(unknown.value), unknown.value
+    assert "ingest the same text as source note.txt" in str(unknown.value), unknown.value
+    with pytest.raises(beliefdb.errors.InvalidInput) as refused:
+        bdb.cancel(job)
+    assert "ingest the same text as source note.txt yourself" in str(refused.value), refused.value
+    # the way out, as both say
+    stored = bdb.ingest_text(NOTE, source="note.txt", embed=False)
+    assert stored.version == 1
+    postgresql.commit()
+    assert "López" not in str(postgresql.execute("select content from beliefdb.source_version v join"
+                                                 " beliefdb.source s on s.id = v.source_id"
+                                                 " where s.name = 'note.txt'").fetchone())
+    seen = bdb.forget(source="note.txt", preview=True)
+    assert seen.jobs == 1, seen
+    bdb.forget(source="note.txt", expect=seen.fingerprint())
+    row = postgresql.execute("select payload::text, last_error from beliefdb.job where id = %s", (job,)).fetchone()
+    assert row is not None and "pregnant" not in row[0] and "933" not in str(row), row

@@ -363,8 +363,8 @@ begin
      order by j.id
      limit 1;
     if v_other.id is not null then
-        raise exception 'job % holds text of % that a forget masked: cancelling it would drop the record that keeps those words forgotten if the text comes back; let a worker store it masked (beliefdb worker), then retract or forget that version if it is not wanted',
-            v_other.id, v_other.source using errcode = 'BD005';
+        raise exception 'job % holds text of % that a forget masked: cancelling it would drop the record that keeps those words forgotten if the text comes back; let a worker store it masked (beliefdb worker), or, if it cannot be stored, ingest the same text as source % yourself (its masked lines stay masked); then retract or forget that version, or forget the source, which clears its jobs',
+            v_other.id, v_other.source, v_other.source using errcode = 'BD005';
     end if;
     -- a worker holds the row of the job it runs (job_take): what this session cannot lock is running
     v_free := array(select j.id from beliefdb.job j

@@ -1549,7 +1549,15 @@ begin
             select min(j.id) into v_job from beliefdb.job j
              where j.workspace_id = v_ws and j.status in ('queued', 'running', 'failed')
                and j.payload ->> 'source' = p_ref;
-            if v_job is not null then
+            -- (but a job whose text a forget masked is not cancelled, job_cancel: the way that works is
+            -- storing the text, its masked lines kept masked, then forgetting the source, which clears it)
+            if v_job is not null and exists (
+                    select from beliefdb.job j
+                     where j.workspace_id = v_ws and j.status in ('queued', 'running', 'failed')
+                       and j.payload ->> 'source' = p_ref and j.payload ? 'forgotten_lines') then
+                raise exception 'unknown source %: it is only in the queue (job %), not stored, and a forget masked its text, so it is not cancelled: let a worker store it, or ingest the same text as source % yourself (its masked lines stay masked), then forget the source, which clears its jobs',
+                    p_ref, v_job, p_ref using errcode = 'BD004';
+            elsif v_job is not null then
                 raise exception 'unknown source %: it is only in the queue (job %), not stored: cancel its jobs with their text (beliefdb jobs cancel --source %), or forget it once a worker has stored it',
                     p_ref, v_job, p_ref using errcode = 'BD004';
             end if;
