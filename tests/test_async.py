@@ -168,6 +168,17 @@ def _waiting_on(watcher: psycopg.Connection[Any], locker: int) -> set[int]:
     return {int(r[0]) for r in rows}
 
 
+async def _blocked_remember(db: beliefdb.AsyncBeliefDB, watcher: psycopg.Connection[Any],
+                            locker: psycopg.Connection[Any]) -> asyncio.Future[Any]:
+    """A remember started on ``db``, once it waits in the server for the lock ``locker`` holds on beliefs."""
+    running = asyncio.ensure_future(db.remember("Maya prefers email.", "maya", "channel", "email", "email me",
+                                                source="chat-1/1", text="Please email me."))
+    deadline = time.monotonic() + 120
+    while not _waiting_on(watcher, locker.info.backend_pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return running
+
+
 def test_concurrent_awaits_run_at_once_each_on_its_own_connection(db_url: str,
                                                                    postgresql: psycopg.Connection[Any]) -> None:
     """N awaits on a client of max_size N while the test holds an exclusive lock on beliefdb.belief: all
@@ -258,12 +269,7 @@ def test_a_cancelled_await_finishes_a_running_call_and_never_starts_a_waiting_on
             with psycopg.connect(db_url, autocommit=True) as watcher:
                 postgresql.execute("lock table beliefdb.belief in access exclusive mode")
                 try:
-                    running = asyncio.ensure_future(db.remember(
-                        "Maya prefers email.", "maya", "channel", "email", "email me", source="chat-1/1",
-                        text="Please email me."))
-                    deadline = time.monotonic() + 120
-                    while not _waiting_on(watcher, postgresql.info.backend_pid) and time.monotonic() < deadline:
-                        await asyncio.sleep(0.05)
+                    running = await _blocked_remember(db, watcher, postgresql)
                     waiting = asyncio.ensure_future(db.remember(  # the one worker is busy: it waits
                         "Maya lives in Porto.", "maya", "lives_in", "Porto", "Porto", source="chat-1/2",
                         text="I live in Porto."))
@@ -377,12 +383,7 @@ def test_a_second_aclose_waits_for_the_calls_in_flight_as_the_first_does(
         with psycopg.connect(db_url, autocommit=True) as watcher:
             postgresql.execute("lock table beliefdb.belief in access exclusive mode")
             try:
-                running = asyncio.ensure_future(db.remember(
-                    "Maya prefers email.", "maya", "channel", "email", "email me", source="chat-1/1",
-                    text="Please email me."))
-                deadline = time.monotonic() + 120
-                while not _waiting_on(watcher, postgresql.info.backend_pid) and time.monotonic() < deadline:
-                    await asyncio.sleep(0.05)
+                running = await _blocked_remember(db, watcher, postgresql)
                 first = asyncio.ensure_future(db.aclose())
                 await asyncio.sleep(0.1)
                 second = asyncio.ensure_future(db.aclose())
