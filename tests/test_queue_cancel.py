@@ -103,3 +103,30 @@ def test_the_jobs_groups_workspace_is_its_subcommands(cli: Cli, db_url: str) -> 
         (again,) = ops.submit(text=SALARY, source="salaries.txt")
     # the subcommand's own -w still wins
     assert cli("jobs", "-w", "default", "cancel", "-w", "ops", str(again)).stdout.startswith(f"job {again} cancelled")
+
+
+def test_a_workspace_typed_on_the_jobs_group_beats_the_environments(cli: Cli, db_url: str) -> None:
+    """(a review) BELIEFDB_WORKSPACE beat a -w typed on the group: 'BELIEFDB_WORKSPACE=default beliefdb jobs -w
+    ops cancel 1' said 'unknown job 1' (it acted in default), and with BELIEFDB_WORKSPACE=ops 'beliefdb jobs -w
+    default retry 3' acted in ops. Typed on the subcommand > typed on the group > the environment."""
+    beliefdb.api.create_workspace("ops", url=db_url)
+    with beliefdb.connect(db_url, "ops") as ops:
+        (job,) = ops.submit(text=SALARY, source="salaries.txt")
+    said = cli("jobs", "-w", "ops", "cancel", str(job), env={"BELIEFDB_WORKSPACE": "default"})
+    assert said.stdout.splitlines()[0] == f"job {job} cancelled"
+    with beliefdb.connect(db_url, "ops") as ops:
+        assert ops.jobs() == []
+        (again,) = ops.submit(text=SALARY, source="salaries.txt")
+    # typed on the group, default: job `again` of ops is unknown there, and stays queued
+    line = cli.one_line_error("jobs", "-w", "default", "cancel", str(again), env={"BELIEFDB_WORKSPACE": "ops"})
+    assert f"{again}" in line
+    with beliefdb.connect(db_url, "ops") as ops:
+        assert [j.id for j in ops.jobs()] == [again]
+    # typed on the subcommand, it wins over the group's and the environment's
+    assert cli("jobs", "-w", "default", "cancel", "-w", "ops", str(again),
+               env={"BELIEFDB_WORKSPACE": "default"}).stdout.startswith(f"job {again} cancelled")
+    # the environment's, when nothing is typed
+    with beliefdb.connect(db_url, "ops") as ops:
+        (third,) = ops.submit(text=SALARY, source="salaries.txt")
+    assert cli("jobs", "cancel", str(third), env={"BELIEFDB_WORKSPACE": "ops"}).stdout.startswith(
+        f"job {third} cancelled")

@@ -217,12 +217,14 @@ def database(url: str | None, home: Path | None, workspace: str | None, principa
 @dataclass(frozen=True)
 class Memory:
     """The memory a command acts on, as its connection options name it (``--db``, ``--home``, ``-w``,
-    ``--as``; ``url`` and ``home`` None unless given on the command line: :func:`given_database`)."""
+    ``--as``; ``url`` and ``home`` None unless given on the command line: :func:`given_database`; ``typed``
+    names those of ``workspace`` and ``principal`` given on it, not taken from their variables)."""
 
     url: str | None
     home: Path | None
     workspace: str | None
     principal: str | None
+    typed: frozenset[str] = frozenset()
 
     @contextmanager
     def open(self) -> Iterator[BeliefDB]:
@@ -230,12 +232,17 @@ class Memory:
             yield bdb
 
     def within(self, group: object) -> Memory:
-        """This command's options, each not given taken from its group's (``beliefdb jobs -w ops retry 4``:
-        ``group`` is what the group's callback left in ``ctx.obj``)."""
+        """This command's options, each not typed on its command taken from its group's when typed there
+        (``beliefdb jobs -w ops retry 4``: ``group`` is what the group's callback left in ``ctx.obj``), else
+        from the environment: typed on the command > typed on the group > variable > default. (A variable
+        beat the group's: ``BELIEFDB_WORKSPACE=default beliefdb jobs -w ops cancel 1`` acted in default.)"""
         if not isinstance(group, Memory):
             return self
-        return Memory(self.url or group.url, self.home or group.home, self.workspace or group.workspace,
-                      self.principal or group.principal)
+        url, home = (self.url, self.home) if self.url or self.home else (group.url, group.home)
+        workspace, principal = ((mine if name in self.typed or name not in group.typed else theirs)
+                                for name, mine, theirs in (("workspace", self.workspace, group.workspace),
+                                                           ("principal", self.principal, group.principal)))
+        return Memory(url, home, workspace, principal, self.typed | group.typed)
 
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -286,7 +293,8 @@ def with_memory(*, principal: bool = True) -> Callable[[Command], Command]:
         @functools.wraps(command)
         def wrapper(*, db: str | None = None, home: Path | None = None,
                     workspace: str | None = None, principal: str | None = None, **kwargs: Any) -> Any:
-            return command(memory=Memory(db, home, workspace, principal), **kwargs)
+            return command(memory=Memory(db, home, workspace, principal,
+                                         frozenset(n for n in ("workspace", "principal") if typed(n))), **kwargs)
 
         # typer reads the signature and the type hints: both must show the options, not ``memory``
         wrapper.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
