@@ -5,6 +5,7 @@ starts and its text, all or none, through beliefdb.job_cancel; a job a worker ho
 
 from __future__ import annotations
 
+import json
 import threading
 
 import psycopg
@@ -130,3 +131,12 @@ def test_a_workspace_typed_on_the_jobs_group_beats_the_environments(cli: Cli, db
         (third,) = ops.submit(text=SALARY, source="salaries.txt")
     assert cli("jobs", "cancel", str(third), env={"BELIEFDB_WORKSPACE": "ops"}).stdout.startswith(
         f"job {third} cancelled")
+
+
+def test_the_jobs_groups_json_is_its_subcommands(cli: Cli, db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    """(a review) 'beliefdb jobs --json -w ops cancel 2' printed text: the group's --json, shown in its --help,
+    was dropped. It applies to the subcommand as its own does, to its errors too."""
+    (job,) = bdb.submit(text=SALARY, source="salaries.txt")
+    assert json.loads(cli("jobs", "--json", "cancel", str(job)).stdout) == {"jobs": [job]}
+    failed = cli("jobs", "--json", "retry", str(job), expect=1)  # (cancelled: no job of the workspace now)
+    assert json.loads(failed.stdout) == {"error": "not_found", "message": f"unknown job {job}"}, failed.output

@@ -6,6 +6,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -138,6 +139,23 @@ def _jobs_table(rows: list[Job]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class _Group:
+    """What was typed on ``beliefdb jobs`` before its subcommand (left in ``ctx.obj``): its connection
+    options and its --json, which apply to the subcommand (``beliefdb jobs --json -w ops cancel 2``)."""
+
+    memory: Memory
+    as_json: bool
+
+
+def _with_group(ctx: typer.Context, memory: Memory, as_json: bool) -> tuple[Memory, bool]:
+    """A subcommand's memory and --json, with the group's (:class:`_Group`) for what it did not type."""
+    group = ctx.obj
+    if not isinstance(group, _Group):
+        return memory, as_json
+    return memory.within(group.memory), as_json or group.as_json
+
+
 jobs_app = typer.Typer(help="The workspace's queued documents (beliefdb ingest --queue): list them, retry the"
                             " failed ones, cancel queued or failed ones.")
 
@@ -156,7 +174,7 @@ def jobs(
     its ingest did) or failed (the reason of its last attempt). 'beliefdb jobs retry' queues failed ones
     again."""
     if ctx.invoked_subcommand is not None:
-        ctx.obj = memory  # (beliefdb jobs -w ops retry 4: the subcommand acts, in the group's workspace)
+        ctx.obj = _Group(memory, as_json)  # (beliefdb jobs -w ops retry 4: the subcommand acts, there)
         return
     with errors(as_json), memory.open() as bdb:
         rows = bdb.jobs(status=status.value if status else None, limit=limit)
@@ -181,7 +199,8 @@ def retry(
     job whose source was forgotten has no text left and cannot be retried."""
     if bool(ids) == all_failed:
         usage("give the ids of the failed jobs to retry, or --all-failed: one of them")
-    with errors(as_json), memory.within(typer_context.obj).open() as bdb:
+    memory, as_json = _with_group(typer_context, memory, as_json)
+    with errors(as_json), memory.open() as bdb:
         queued = bdb.retry(all_failed=True) if all_failed else bdb.retry(*(ids or []))
     if as_json:
         typer.echo(render.to_json({"jobs": queued}))
@@ -212,7 +231,8 @@ def cancel(
     and nothing is cancelled."""
     if bool(ids) == (source is not None):
         usage("give the ids of the jobs to cancel, or --source NAME: one of them")
-    with errors(as_json), memory.within(typer_context.obj).open() as bdb:
+    memory, as_json = _with_group(typer_context, memory, as_json)
+    with errors(as_json), memory.open() as bdb:
         cancelled = bdb.cancel(source=source) if source is not None else bdb.cancel(*(ids or []))
     if as_json:
         typer.echo(render.to_json({"jobs": cancelled}))
