@@ -6,6 +6,7 @@ named on stderr and answered with JSON-RPC's parse error, and the run ends with 
 from __future__ import annotations
 
 import contextlib
+import errno
 import sys
 import threading
 from collections.abc import Callable
@@ -38,27 +39,50 @@ class _Watched:
     def __init__(self, inner: Any, write: Any) -> None:
         self.inner, self.write = inner, write
         self.lines = self.bad = 0
-        # the requests not answered yet: at the end of stdin they are answered before the server stops (the
-        # SDK stopped at once, and a client that closed stdin after its last request never got its answer)
-        self.pending: set[str | int] = set()
+        # the requests not answered yet, each with what it asks (its tool, else its method): at the end of stdin
+        # they are answered before the server stops (the SDK stopped at once, and a client that closed stdin
+        # after its last request never got its answer)
+        self.pending: dict[str | int, str] = {}
         self.answered = anyio.Event()
+        # the answers handed to stdout's writer that may not have been written: the last (a failed write is
+        # of the last item handed over), and those refused once the writer was gone
+        self.last: str | None = None
+        self.lost: list[str] = []
 
     def _noted(self, item: Any) -> Any:
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCRequest):
-            self.pending.add(message.id)
+            params = message.params or {}
+            what = params.get("name") if message.method == "tools/call" else message.method
+            self.pending[message.id] = api.shown(str(what))[:60]
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
-            self.pending.discard((message.params or {}).get("requestId", ""))
+            self.pending.pop((message.params or {}).get("requestId", ""), None)
         return item
 
+    def named(self, key: str | int) -> str:
+        return f"{api.shown(str(key))[:40]} ({self.pending.pop(key)})"
+
     async def sent(self, item: Any) -> None:
-        """``item`` written to stdout; an answer to a pending request takes it off."""
-        await self.write.send(item)
+        """``item`` handed to stdout's writer; an answer to a pending request takes it off. Once the writer is
+        gone (its write failed: the client closed stdout), an answer is dropped and noted, not raised."""
         message = getattr(item, "message", None)
-        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self.pending:
-            self.pending.discard(message.id)
-            if not self.pending:
-                self.answered.set()
+        key = message.id if isinstance(message, JSONRPCResponse | JSONRPCError) else None
+        answer = key is not None and key in self.pending
+        try:
+            await self.write.send(item)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            if key is not None and answer:
+                self.lost.append(self.named(key))
+        else:
+            self.last = self.named(key) if key is not None and answer else None
+        if answer and not self.pending:
+            self.answered.set()
+
+    def dropped(self, gone: bool) -> list[str]:
+        """The requests whose answers were not written, with what each asked (``gone``: stdout's writer failed,
+        on the last answer handed to it)."""
+        return [*([self.last] if gone and self.last else []), *self.lost,
+                *(f"{api.shown(str(k))[:40]} ({v})" for k, v in dict(self.pending).items())]
 
     async def _drained(self) -> None:
         """At the end of stdin: wait (at most :data:`DRAIN_SECONDS`) for the requests under way to be answered."""
@@ -175,9 +199,21 @@ class Later:
             self.db.close()
 
 
+def _client_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` (the event loop's, a group of its tasks') only says stdout's reader is gone: the client
+    closed its end of the pipe (it quit, or was killed)."""
+    def gone(e: BaseException) -> bool:
+        return (isinstance(e, anyio.BrokenResourceError | anyio.ClosedResourceError | BrokenPipeError)
+                or (isinstance(e, OSError) and e.errno == errno.EPIPE))
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split(gone)[1] is None
+    return gone(exc)
+
+
 def run_stdio(server: MCPServer) -> None:
     """Serve MCP on stdin/stdout until stdin ends, as ``server.run("stdio")``; lines of stdin that were not
-    MCP messages (each named on stderr as it came) are an error once it ends (:class:`errors.InvalidInput`)."""
+    MCP messages (each named on stderr as it came) are an error once it ends (:class:`errors.InvalidInput`).
+    A client gone (stdout closed) drops the answers under way, said in one line on stderr."""
     watched: list[_Watched] = []
 
     async def serve() -> None:
@@ -186,7 +222,16 @@ def run_stdio(server: MCPServer) -> None:
             watched.append(_Watched(read, write))
             await lowlevel.run(watched[0], _Sender(watched[0]), lowlevel.create_initialization_options())
 
-    anyio.run(serve)
+    try:
+        anyio.run(serve)
+    except BaseException as exc:
+        if not (_client_gone(exc) and watched):
+            raise
+        dropped = watched[0].dropped(True)
+        sys.stderr.write("beliefdb mcp: stdout was closed (the client is gone)"
+                         + (f": the answers to {', '.join(dropped)} are dropped\n" if dropped else "\n"))
+        sys.stderr.flush()
+        return
     if watched and watched[0].bad:
         raise errors.InvalidInput(f"{watched[0].bad} line(s) of stdin were not MCP messages (JSON-RPC 2.0, one a"
                                   " line): 'beliefdb mcp' is started by an MCP client (Claude Desktop, Cursor, ...),"
