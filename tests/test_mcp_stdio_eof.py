@@ -93,3 +93,24 @@ def test_a_client_gone_before_its_answer_ends_the_server_quietly(db_url: str) ->
     assert len(said) == 1 and "Traceback" not in said[0], said
     assert said[0].startswith("beliefdb mcp: stdout was closed") and "2 (ask)" in said[0], said
 
+
+def test_the_wait_at_the_end_of_stdin_is_bounded_and_names_what_it_drops(db_url: str) -> None:
+    """(a review) The wait for the requests under way at the end of stdin did not hold for a tool blocked in the
+    database (it waited for the tool's thread, however long), and when it gave up the answer was dropped with
+    exit 0 and nothing said. Past the bound the server exits 1 at once, naming the requests it drops."""
+    with belief_locked(db_url) as (waited_on, _), _mcp(db_url, drain=2) as process:
+        waited_on()
+        started = time.monotonic()
+        try:
+            rc = process.wait(timeout=30)  # (the lock is still held: the tool has not returned)
+        except subprocess.TimeoutExpired:
+            process.kill()  # (else leaving the block would wait for it, holding the lock it waits for)
+            raise
+        assert time.monotonic() - started < 15
+        assert process.stdout is not None and process.stderr is not None
+        out, err = process.stdout.read(), process.stderr.read()
+    assert rc == 1, err
+    assert [json.loads(line).get("id") for line in out.splitlines()] == [1]
+    said = err.strip().splitlines()
+    assert len(said) == 1 and "Traceback" not in err, err
+    assert "2 (ask)" in said[0] and "2 s" in said[0], said

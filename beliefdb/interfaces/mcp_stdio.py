@@ -26,7 +26,8 @@ from beliefdb.interfaces import mcp_wire
 
 __all__ = ["DRAIN_SECONDS", "Later", "run_stdio"]
 
-#: how long ``beliefdb mcp`` waits, once stdin ended, for the requests under way to be answered
+#: how long ``beliefdb mcp`` waits, once stdin ended, for the requests under way to be answered; past it, it
+#: exits 1 naming those it drops, without waiting for their tools (a worker thread cannot be stopped)
 DRAIN_SECONDS = 600.0
 
 
@@ -36,8 +37,8 @@ class _Watched:
     answered with JSON-RPC's parse error (id null), and counted in :attr:`bad`. A line the SDK's parser
     refused only for a lone surrogate in a string is passed on as the message it is (its tool refuses it)."""
 
-    def __init__(self, inner: Any, write: Any) -> None:
-        self.inner, self.write = inner, write
+    def __init__(self, inner: Any, write: Any, ended: threading.Event) -> None:
+        self.inner, self.write, self.ended = inner, write, ended
         self.lines = self.bad = 0
         # the requests not answered yet, each with what it asks (its tool, else its method): at the end of stdin
         # they are answered before the server stops (the SDK stopped at once, and a client that closed stdin
@@ -85,11 +86,12 @@ class _Watched:
                 *(f"{api.shown(str(k))[:40]} ({v})" for k, v in dict(self.pending).items())]
 
     async def _drained(self) -> None:
-        """At the end of stdin: wait (at most :data:`DRAIN_SECONDS`) for the requests under way to be answered."""
-        with anyio.move_on_after(DRAIN_SECONDS):
-            while self.pending:
-                self.answered = anyio.Event()
-                await self.answered.wait()
+        """At the end of stdin: wait for the requests under way to be answered (:func:`run_stdio` waits at most
+        :data:`DRAIN_SECONDS`, told by :attr:`ended`)."""
+        self.ended.set()
+        while self.pending:
+            self.answered = anyio.Event()
+            await self.answered.wait()
 
     @property
     def last_context(self) -> Any:
@@ -213,25 +215,48 @@ def _client_gone(exc: BaseException) -> bool:
 def run_stdio(server: MCPServer) -> None:
     """Serve MCP on stdin/stdout until stdin ends, as ``server.run("stdio")``; lines of stdin that were not
     MCP messages (each named on stderr as it came) are an error once it ends (:class:`errors.InvalidInput`).
-    A client gone (stdout closed) drops the answers under way, said in one line on stderr."""
+    The requests under way when stdin ends are answered within :data:`DRAIN_SECONDS`, else named in the
+    error it ends with; a client gone (stdout closed) drops them, said in one line on stderr.
+
+    The event loop runs in a thread of its own, which the command does not wait for past that bound: a tool
+    blocked in the database runs in a worker thread that nothing can stop (the database rolls its transaction
+    back when the process exits and its connection closes)."""
     watched: list[_Watched] = []
+    failed: list[BaseException] = []
+    ended, finished = threading.Event(), threading.Event()
 
     async def serve() -> None:
         lowlevel = server._lowlevel_server
         async with stdio_server() as (read, write):
-            watched.append(_Watched(read, write))
+            watched.append(_Watched(read, write, ended))
             await lowlevel.run(watched[0], _Sender(watched[0]), lowlevel.create_initialization_options())
 
-    try:
-        anyio.run(serve)
-    except BaseException as exc:
-        if not (_client_gone(exc) and watched):
-            raise
+    def loop() -> None:
+        try:
+            anyio.run(serve)
+        except BaseException as exc:  # (raised again below, by the command's thread)
+            failed.append(exc)
+        finally:
+            finished.set()
+            ended.set()
+
+    # (a daemon thread, as are the worker threads it starts: the process exits without them)
+    threading.Thread(target=loop, name="beliefdb-mcp", daemon=True).start()
+    ended.wait()  # stdin ended (or the loop stopped)
+    if not finished.wait(DRAIN_SECONDS):
+        dropped = watched[0].dropped(False)
+        raise errors.BeliefDBError(f"stdin ended, and requests were still unanswered {DRAIN_SECONDS:g} s later:"
+                                   f" {', '.join(dropped)}; their answers are dropped" if dropped else
+                                   f"stdin ended, and the tool of a cancelled request still ran {DRAIN_SECONDS:g} s"
+                                   " later: stopped without waiting for it")
+    if failed and _client_gone(failed[0]) and watched:
         dropped = watched[0].dropped(True)
         sys.stderr.write("beliefdb mcp: stdout was closed (the client is gone)"
                          + (f": the answers to {', '.join(dropped)} are dropped\n" if dropped else "\n"))
         sys.stderr.flush()
         return
+    if failed:
+        raise failed[0]
     if watched and watched[0].bad:
         raise errors.InvalidInput(f"{watched[0].bad} line(s) of stdin were not MCP messages (JSON-RPC 2.0, one a"
                                   " line): 'beliefdb mcp' is started by an MCP client (Claude Desktop, Cursor, ...),"
