@@ -48,6 +48,7 @@ from beliefdb.api.async_queue import AsyncQueue
 from beliefdb.api.async_traces import AsyncTraces
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.db.pooling import opened_here
+from beliefdb.embedders import Embedder
 from beliefdb.inputs import check_callback
 from beliefdb.models import (
     Action,
@@ -194,7 +195,7 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
 
     async def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
                   scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
-                  embedder: str | None = None, run: str | UUID | None = None,
+                  embedder: str | Embedder | None = None, run: str | UUID | None = None,
                   subjects: Sequence[str] | None = None) -> AskResult:
         return await self.call(self.sync.ask, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
                                include_fixtures=include_fixtures, embedder=embedder, run=run, subjects=subjects)

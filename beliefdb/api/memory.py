@@ -17,7 +17,7 @@ from beliefdb.api.review import Review
 from beliefdb.api.traces import Traces
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import Database
-from beliefdb.embedders import get_embedder, openmp_defaults
+from beliefdb.embedders import Embedder, get_embedder, openmp_defaults
 from beliefdb.inputs import (
     check_callback,
     check_scope,
@@ -190,14 +190,15 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
 
     def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
             scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
-            embedder: str | None = None, run: str | UUID | None = None,
+            embedder: str | Embedder | None = None, run: str | UUID | None = None,
             subjects: Sequence[str] | None = None) -> AskResult:
         """Answer from memory: current beliefs only, each with quote, source, confidence and warnings.
         ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history);
         ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`). A question is at most
         2,000 characters (``retrieve.MAX_QUESTION``: the embedder reads at most its window of it). ``subjects``:
         only beliefs about these subjects (each exactly as given), the best of them however many others match
-        better, and no unextracted text (it is about no subject)."""
+        better, and no unextracted text (it is about no subject). ``embedder``: the question's, by name
+        (default: the configured one) or an :class:`~beliefdb.embedders.Embedder` of your own."""
         answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=check_scope(scope),
                               min_confidence=min_confidence, include_fixtures=include_fixtures, embedder=embedder,
                               subjects=subjects)
