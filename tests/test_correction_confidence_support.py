@@ -71,6 +71,6 @@ def test_as_of_a_correction_weighs_only_while_its_text_was_in_force(bdb: beliefd
     before = dt.datetime.now(UTC)
     (reviewer,) = [e.source for e in bdb.why(res.replacement).evidence if e.source.startswith("correction:")]
     bdb.retract(source=reviewer, reason="reviewer was wrong")
-    (then,) = [x for x in bdb.beliefs(include_all=True, as_of=before) if x.id == res.replacement]
+    (then,) = [x for x in bdb.beliefs(as_of=before) if x.id == res.replacement]
     assert then.confidence == pytest.approx(0.95, abs=1e-6)
     assert _all_agree(bdb, res.replacement) == ("unsupported", 0.0)
