@@ -48,6 +48,13 @@ def statuses(bdb: beliefdb.BeliefDB, subject: str) -> dict[tuple[str, str], str]
     ("She says: I work at Acme.", None),
     ("My mom said: I live in Porto.", None),
     ("Quick update: I live in Lisbon.", ("lives_in", "Lisbon")),
+    ("HE SAID: I live in Lisbon.", None),
+    ("She told me: I live in Lisbon.", None),
+    ("My mom wrote: I live in Porto.", None),
+    # the speaker quoting themselves is the speaker's (a review: the fix above dropped these too)
+    ("I said: I live in Lisbon.", ("lives_in", "Lisbon")),
+    ("Like I said: I live in Lisbon.", ("lives_in", "Lisbon")),
+    ("As I said: I work at Acme.", ("works_at", "Acme")),
 ])
 def test_everyday_ways_of_saying_a_move_an_age_and_a_job(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found

@@ -335,8 +335,12 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
     ))
 
 
-# "Quick update: ...", "PS: ..."; not what someone said ("He said: I live in X", "My mom says: ..."): theirs
-_LABEL_RE: Final = re.compile(r"[^\W\d_]+(?: [^\W\d_]+){0,2}(?<! [Ss]aid)(?<! [Ss]ays)\s*:\s+")
+# "Quick update: ...", "PS: ...", "Like I said: ..."
+_LABEL_RE: Final = re.compile(r"(?P<label>[^\W\d_]+(?: [^\W\d_]+){0,2})\s*:\s+")
+# a label that reports what someone else said ("He said: I live in X", "My mom wrote: ..."): their words,
+# not the speaker's (the speaker quoting themselves, "I said:", "Like I said:", is the speaker's)
+_REPORTED_RE: Final = re.compile(
+    r"(?:(?:like|as)\s+)?(?P<who>.+?)\s+(?:said|says|wrote|writes|told\s+me|tells\s+me)", re.IGNORECASE)
 
 
 # the perfect tense of a change says the change: "I've moved to X" as "I moved to X", "I've been living in
@@ -351,6 +355,9 @@ def _without_fillers(sentence: str) -> str:
     body = sentence.strip()
     label = _LABEL_RE.match(body)
     if label is not None:
+        reported = _REPORTED_RE.fullmatch(label.group("label"))
+        if reported is not None and reported.group("who").lower() != "i":
+            return ""  # (someone else's words: nothing the speaker says of themselves)
         body = body[label.end():]
     m = _FILLER_RE.match(body)
     body = body[m.end():] if m is not None else body
