@@ -145,3 +145,27 @@ def test_opening_memory_with_an_argument_of_the_wrong_type_is_invalid_input_nami
                 opening(**kwargs)
         with pytest.raises(errors.InvalidInput, match=rf"^{name}= .*not {kind}$"):
             asyncio.run(beliefdb.aconnect(**kwargs))
+
+
+class _OtherUUID:
+    """An id of another library's UUID type (uuid_utils' uuid7()): no uuid.UUID, its text a UUID."""
+
+    def __init__(self, value: object) -> None:
+        self.value = str(value)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def test_what_stands_for_an_id_or_a_whole_number_is_taken_as_before(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """The type checks refused what worked before them (a review): an id of uuid_utils' UUID type, which
+    uuid7() makes, and numpy's int64 as max_size. A limit of the wrong type for workspaces() is InvalidInput."""
+    import numpy as np
+
+    (belief,) = bdb.ingest_text("Owner: Bob", source="chat-7").accepted
+    assert bdb.why(_OtherUUID(belief.id)).belief.id == belief.id  # type: ignore[arg-type]
+    with beliefdb.connect(db_url, max_size=np.int64(2)) as db:  # type: ignore[arg-type]
+        assert db.why(belief.id).belief.id == belief.id
+    for limit, kind in (("3", "str"), (True, "bool"), (2.5, "float")):
+        with pytest.raises(errors.InvalidInput, match=rf"^limit=.* must be an integer, not {kind}$"):
+            bdb.workspaces(limit=limit)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable
 from os import PathLike
 from typing import Any
@@ -37,9 +38,20 @@ _OWN_METHODS = frozenset({"remember"})
 
 def _problem(name: str, value: Any, rule: tuple[tuple[type, ...], bool, str]) -> str | None:
     types, optional, said = rule
-    if isinstance(value, types) or (optional and value is None):
+    if isinstance(value, types) or (optional and value is None) or (UUID in types and _uuid_like(value)):
         return None
     return f"{errors.argument(name)} must be {said}, not {type(value).__name__}"
+
+
+def _uuid_like(value: Any) -> bool:
+    """An id of another library's UUID type (uuid_utils', which uuid7() makes): its text is a UUID."""
+    if isinstance(value, (int, float, bytes)) or value is None:
+        return False
+    try:
+        UUID(str(value))
+    except ValueError:
+        return False
+    return True
 
 
 def _checking(method: Callable[..., Any]) -> Callable[..., Any] | None:
@@ -94,6 +106,15 @@ def check_opening(*, url: object, workspace: object, principal: object, home: ob
     if home is not None and not isinstance(home, str | PathLike):
         raise errors.InvalidInput(f"{errors.argument('home')} must be a path (a str or a Path), not"
                                   f" {type(home).__name__}")
-    if isinstance(max_size, bool) or not isinstance(max_size, int):
+    if isinstance(max_size, bool) or not _whole(max_size):
         raise errors.InvalidInput(f"{errors.argument('max_size')} must be a whole number, not"
                                   f" {type(max_size).__name__}")
+
+
+def _whole(value: object) -> bool:
+    """An int, or what stands for one (numpy's int64: ``operator.index`` takes it)."""
+    try:
+        operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True

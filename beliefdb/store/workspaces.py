@@ -15,7 +15,7 @@ from beliefdb import errors
 from beliefdb.db.connector import app_connection, connect, not_installed, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.errors import WorkspaceNotEmpty
-from beliefdb.inputs import check_workspace_name
+from beliefdb.inputs import check_integer, check_workspace_name
 from beliefdb.models import Workspace, WorkspaceDeleted
 from beliefdb.store.statistics_turns import taking_turns
 
@@ -40,8 +40,8 @@ def create_workspace(url: str, name: str, principal: str | None = None) -> Works
 def list_workspaces(url: str, match: str | None = None, limit: int | None = None) -> list[Workspace]:
     """The workspaces this login may see, by name: those whose name ``match`` (a glob: ``*`` any
     characters, ``?`` one; None: all), at most ``limit`` of them (None: all)."""
-    if limit is not None and limit < 0:
-        raise errors.InvalidInput(f"limit must be 0 or more, not {limit}")
+    if limit is not None and check_integer(limit, "limit") < 0:
+        raise errors.InvalidInput(f"{errors.argument('limit')} must be 0 or more, not {limit}")
     with app_connection(url) as conn, conn.cursor(row_factory=class_row(Workspace)) as cur:
         cur.execute(Q.list_workspaces, {"pattern": like_pattern(match), "limit": limit})
         return cur.fetchall()
