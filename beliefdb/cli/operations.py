@@ -43,7 +43,8 @@ workspace_app = typer.Typer(help="Create, list and delete workspaces (the tenant
 def migrate(
     sql: Annotated[bool, typer.Option(
         "--sql", help="Print the upgrade as one SQL transaction instead of running it (for DBAs who review and"
-                      " apply it with psql); needs no database.")] = False,
+                      " apply it with psql); needs no database. With --json: the script as the sql of one JSON"
+                      " object.")] = False,
     from_revision: Annotated[str | None, typer.Option(
         "--from", help="With --sql: the revision the database is at (migrate --check tells it); default: a database"
                        " without beliefdb. The script refuses a database at another revision.",
@@ -65,8 +66,9 @@ def migrate(
         usage("--from and --to choose the revisions of the script --sql prints; migrate itself upgrades from"
               " where the database is to head")
     with errors(as_json):
-        if sql:
-            typer.echo(api.migration_sql(from_revision, to_revision))
+        if sql:  # (with --json, the script is the sql of one object: stdout stays one JSON document)
+            script = api.migration_sql(from_revision, to_revision)
+            typer.echo(render.to_json({"sql": script}) if as_json else script)
             return
         if check:
             status = api.migration_status(db, home=home)

@@ -23,7 +23,8 @@ def scale_citus(
     sql: Annotated[bool, typer.Option(
         "--sql", help="Print the script a DBA runs with psql on the Citus coordinator, right after"
                       " 'beliefdb migrate' there: reference and distributed tables, the workspace-routed"
-                      " wrappers of the API functions, and what Citus refuses rewritten.")] = False,
+                      " wrappers of the API functions, and what Citus refuses rewritten. With"
+                      " --json: the script as the sql of one JSON object.")] = False,
     shard_count: Annotated[int, typer.Option(
         "--shard-count", min=1, help="Shards of the colocation group (each holds many workspaces; a shard"
                               " moves between nodes as a whole).")] = scale.DEFAULT_SHARD_COUNT,
@@ -33,8 +34,9 @@ def scale_citus(
     database: which tables are distributed by workspace_id and which are reference tables, and where each
     function runs. With --sql, the script itself."""
     with errors(as_json):
-        if sql:
-            typer.echo(scale.citus_script(db, home=home, shard_count=shard_count), nl=False)
+        if sql:  # (with --json, the script is the sql of one object: stdout stays one JSON document)
+            script = scale.citus_script(db, home=home, shard_count=shard_count)
+            typer.echo(render.to_json({"sql": script}) if as_json else script, nl=as_json)
             return
         plan = scale.citus_plan(db, home=home, shard_count=shard_count)
     typer.echo(render.to_json(plan) if as_json else _summary(plan))
