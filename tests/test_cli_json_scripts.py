@@ -5,6 +5,7 @@ document on stdout from each, whatever other options say it prints (README: "Eve
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from conftest import Cli
 
@@ -26,3 +27,25 @@ def test_scale_citus_sql_with_json_prints_the_script_in_one_json_object(cli: Cli
     assert set(document) == {"sql"}
     assert document["sql"] == cli("scale", "citus", "--sql").stdout
     assert document["sql"].startswith("-- beliefdb on Citus")
+
+
+#: the commands whose --json failure is their own report, not {"error", "message"}: exit 1 all the same
+REPORTS = ["`ingest` of several files", "`audit verify`", "`db restore`", "`migrate --check`",
+           "`worker --once` or `--until-empty`", "`db vector-index`", "`ask`"]
+
+
+def test_the_readme_names_the_commands_whose_json_failure_is_their_report(cli: Cli, tmp_path: Path) -> None:
+    """README said every --json error comes as {"error", "message"}, while a command whose answer is a
+    report prints that report with exit 1 (a script testing .message after exit 1 read null): it names
+    them, and ingest of a good and a bad file is one such list, the bad file's entry with both."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    said = " ".join(readme.split("Every command but ", 1)[1].split("; every command that acts", 1)[0].split())
+    assert all(name in said for name in REPORTS), [name for name in REPORTS if name not in said]
+    good, bad = tmp_path / "good.md", tmp_path / "bad.md"
+    good.write_text("Returns are accepted within 30 days of delivery.\n", encoding="utf-8")
+    bad.write_bytes(b"\xff\xfe\x00bad")
+    result = cli("ingest", good, bad, "--json", expect=1)
+    reports = json.loads(result.stdout)
+    assert isinstance(reports, list) and len(reports) == 2
+    assert reports[0]["source"] == "good.md"
+    assert set(reports[1]) == {"path", "error", "message"} and reports[1]["error"] == "invalid_input"
