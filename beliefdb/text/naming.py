@@ -15,7 +15,8 @@ from typing import Final
 from beliefdb.text.extractor import Candidate, normalise_name
 
 __all__ = ["DETERMINERS", "MACHINE_ROLES", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "as_said", "cjk_names",
-           "is_cjk", "kind_of", "names", "noun_words", "of_names", "source_subject", "speaker_subject", "with_policy"]
+           "is_cjk", "kind_of", "names", "noun_words", "of_names", "section_subject", "source_subject",
+           "speaker_subject", "with_policy"]
 
 POLICY_TERMS: Final = frozenset({
     "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
@@ -137,8 +138,10 @@ def of_names(attribute_phrase: str, subject_phrase: str, *, strict: bool) -> tup
     return subject, attribute, kind_of(attribute)
 
 
-def names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, str, str] | None:
-    """(subject, attribute, kind) for a noun phrase, or None when it is not one."""
+def names(phrase: str, source_name: str, *, strict: bool = True,
+          unnamed: str | None = None) -> tuple[str, str, str] | None:
+    """(subject, attribute, kind) for a noun phrase, or None when it is not one; a phrase that names no
+    subject ("Window") is about ``unnamed`` (the section it stands in), else the source's."""
     words = noun_words(phrase, strict=False)
     if words is None:
         return None
@@ -149,7 +152,7 @@ def names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, s
     if strict and noun_words(phrase, strict=True) is None:
         return None
     if any(is_cjk(ch) for w in words for ch in w):
-        return cjk_names("".join(words), source_name)
+        return cjk_names("".join(words), source_name, unnamed=unnamed)
     # a possessive names the subject ("Dana's badge code": dana / badge_code), what follows it the attribute,
     # a policy by its last word ("Employees' notice period"); a possessor is made singular when it is
     # a plural's ("employees'"), not a name's ("James's": james, as speaker_subject names him)
@@ -169,11 +172,25 @@ def names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, s
     if not attribute:
         return None
     if split == 0:
-        return source_subject(source_name), attribute, kind_of(attribute)
+        return unnamed or source_subject(source_name), attribute, kind_of(attribute)
     subject = normalise_name(" ".join(words[:split]))
     if not subject:
         return None
     return with_policy(subject, attribute), attribute, kind_of(attribute)
+
+_SECTION_NUMBER: Final = re.compile(r"(?:\d{1,3}[.)]?)+\s+")
+
+
+def section_subject(heading: str) -> str | None:
+    """The subject a markdown heading gives the lines under it that name none ("## Returns" -> ``return``,
+    "## 2. Exchanges" -> ``exchange``), or None when the heading is no noun phrase ("## How do I reach
+    you?"); a CJK heading is its own name."""
+    title = _SECTION_NUMBER.sub("", heading.strip(), count=1).strip().strip("*_`").strip()
+    if title and any(is_cjk(ch) for ch in title):
+        return cjk_name(title) or None
+    words = noun_words(title, strict=True) if title and title[-1] not in "?？:：" else None
+    return normalise_name(" ".join(words)) or None if words is not None else None
+
 
 def is_cjk(ch: str) -> bool:
     return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
@@ -186,10 +203,11 @@ def cjk_name(phrase: str) -> str:
     return "".join(ch for ch in folded if is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
 
 
-def cjk_names(phrase: str, source_name: str) -> tuple[str, str, str] | None:
-    """CJK words are not spaced and not transliterated: the phrase itself names the attribute."""
+def cjk_names(phrase: str, source_name: str, *, unnamed: str | None = None) -> tuple[str, str, str] | None:
+    """CJK words are not spaced and not transliterated: the phrase itself names the attribute (of
+    ``unnamed``, the section's subject, when it names none, else of the source's)."""
     subject_part, _, attribute_part = phrase.rpartition("的")
     attribute, subject = cjk_name(attribute_part), cjk_name(subject_part)
     if not attribute:
         return None
-    return subject or source_subject(source_name), attribute, "fact"
+    return subject or unnamed or source_subject(source_name), attribute, "fact"

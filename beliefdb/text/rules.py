@@ -13,7 +13,8 @@ c. ``<Things> are (now) accepted within <duration>( of <event>).``
 d. ``The A of B is V.``                               -> subject B, attribute A
 e. ``The <noun phrase> is V.``                        -> subject = all words but the last, attribute = the
    last word (``_policy`` appended to the subject when the attribute is a policy term); a one-word noun
-   phrase takes its subject from the source name
+   phrase takes its subject from the markdown heading it stands under (:func:`section_subject`), else
+   from the source name
 f. ``Key: value`` lines (also ``键：值``)             -> like e for the key; not a spoken turn (a
    name, then a greeting, a question, a first/second-person or whole sentence: "Alice: I moved to
    Berlin.", "Bob: The deploy failed.", "张伟：我搬到上海了。"; or a line of a speaker of a document
@@ -56,6 +57,7 @@ from beliefdb.text.naming import (
     names,
     noun_words,
     of_names,
+    section_subject,
     source_subject,
     speaker_subject,
     with_policy,
@@ -112,17 +114,17 @@ def _clean_value(raw: str, *, sentence: bool) -> str | None:
     return value
 
 
-def _rule_x(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
-    return names(m["x"], source_name)
+def _rule_x(m: re.Match[str], source_name: str, unnamed: str | None) -> tuple[str, str, str] | None:
+    return names(m["x"], source_name, unnamed=unnamed)
 
 
-def _rule_accepted(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+def _rule_accepted(m: re.Match[str], source_name: str, unnamed: str | None) -> tuple[str, str, str] | None:
     things = noun_words(m["x"], drop=DETERMINERS | QUANTIFIERS)
     subject = normalise_name(" ".join(things)) if things is not None else ""
     return (with_policy(subject, "policy"), "window", "policy") if subject else None
 
 
-def _rule_of(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+def _rule_of(m: re.Match[str], source_name: str, unnamed: str | None) -> tuple[str, str, str] | None:
     return of_names(m["attribute"], m["subject"], strict=True)
 
 
@@ -139,7 +141,7 @@ _RULE_QUANTITY: Final = re.compile(rf"(?P<x>{_NP}){_IS}(?P<value>{_NUMBER}\b.*)"
 _RULE_CJK_IS: Final = re.compile(r"(?P<x>[^\W_]{1,16}?)(?<![不非认因作成以称])(?:是|为)(?P<value>\S.*)")
 
 
-def _rule_entitled(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+def _rule_entitled(m: re.Match[str], source_name: str, unnamed: str | None) -> tuple[str, str, str] | None:
     who, what = noun_words(m["x"], drop=DETERMINERS | QUANTIFIERS), noun_words(m["what"])
     if who is None or what is None:
         return None
@@ -147,8 +149,8 @@ def _rule_entitled(m: re.Match[str], source_name: str) -> tuple[str, str, str] |
     return (subject, attribute, "policy") if subject and attribute else None
 
 
-def _rule_cjk(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
-    return cjk_names(m["x"], source_name) if any(is_cjk(ch) for ch in m["x"]) else None
+def _rule_cjk(m: re.Match[str], source_name: str, unnamed: str | None) -> tuple[str, str, str] | None:
+    return cjk_names(m["x"], source_name, unnamed=unnamed) if any(is_cjk(ch) for ch in m["x"]) else None
 
 
 # Rules a-e, then g (entitled to), h (allowed), i (X is <number>), j (CJK X是Y), in order; each gives
@@ -166,21 +168,22 @@ _SENTENCE_RULES: Final = (
 )
 
 
-def _sentence_rules(body: str, source_name: str) -> tuple[str, str, str, str] | None:
-    """(subject, attribute, value, kind) by rules a-e, or None."""
+def _sentence_rules(body: str, source_name: str, unnamed: str | None = None) -> tuple[str, str, str, str] | None:
+    """(subject, attribute, value, kind) by rules a-e, or None (``unnamed``: the subject of a phrase that
+    names none, its section's)."""
     for pattern, names_of in _SENTENCE_RULES:
         m = pattern.fullmatch(body)
         if m is None:
             continue
         raw = m["value"] + (m["rest"] or "") if "rest" in pattern.groupindex else m["value"]
-        names, value = names_of(m, source_name), _clean_value(raw, sentence=True)
+        names, value = names_of(m, source_name, unnamed), _clean_value(raw, sentence=True)
         if names is not None and value is not None:
             return names[0], names[1], value, names[2]
     return None
 
 
 def _key_value_rule(quote: str, source_name: str, common: frozenset[str],
-                    speakers: frozenset[str]) -> tuple[str, str, str, str] | None:
+                    speakers: frozenset[str], unnamed: str | None = None) -> tuple[str, str, str, str] | None:
     """(subject, attribute, value, kind) for a ``Key: value`` line (rule f), or None; None for someone
     speaking ("Alice: I moved to Berlin.", :func:`~beliefdb.text.transcripts.spoken_turn`; ``common``: the
     document's lowercase words), or one of the ``speakers`` of a document shaped like a dialogue
@@ -188,10 +191,21 @@ def _key_value_rule(quote: str, source_name: str, common: frozenset[str],
     m = is_key_value(quote)
     if m is None or spoken_turn(quote, common) or spoken_by(quote, speakers):
         return None
-    named, value = names(m["key"], source_name, strict=False), _clean_value(m["value"], sentence=False)
+    named, value = names(m["key"], source_name, strict=False, unnamed=unnamed), _clean_value(m["value"], sentence=False)
     if named is None or value is None:
         return None
     return named[0], named[1], value, named[2]
+
+
+def _heading_level(text: str, start: int) -> int:
+    """The level of the markdown heading whose title starts at ``start`` (its run of ``#`` before it)."""
+    end = start
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    begin = end
+    while begin > 0 and text[begin - 1] == "#":
+        begin -= 1
+    return end - begin
 
 
 class RuleExtractor(Extractor):
@@ -204,7 +218,19 @@ class RuleExtractor(Extractor):
         keyed = [text[f.start:f.end] for f in fragments if f.kind == "key_value"]
         common = common_words(text) if keyed else frozenset()
         speakers = dialogue_speakers(keyed, common)
-        return [c for f in fragments if (c := self._candidate(text, f, source_name, common, speakers)) is not None]
+        out: list[Candidate] = []
+        sections: list[tuple[int, str | None]] = []  # the headings open at a fragment: (level, subject)
+        for f in fragments:
+            if f.kind == "heading":
+                level = _heading_level(text, f.start)
+                while sections and sections[-1][0] >= level:
+                    sections.pop()
+                sections.append((level, section_subject(text[f.start:f.end])))
+                continue
+            unnamed = next((subject for _, subject in reversed(sections) if subject), None)
+            if (c := self._candidate(text, f, source_name, common, speakers, unnamed)) is not None:
+                out.append(c)
+        return out
 
     def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str,
                       read: Sequence[TurnSpan] | None = None) -> list[Candidate]:
@@ -304,15 +330,15 @@ class RuleExtractor(Extractor):
 
     @staticmethod
     def _candidate(text: str, fragment: Fragment, source_name: str, common: frozenset[str] = frozenset(),
-                   speakers: frozenset[str] = frozenset()) -> Candidate | None:
+                   speakers: frozenset[str] = frozenset(), unnamed: str | None = None) -> Candidate | None:
         quote = text[fragment.start:fragment.end]
         if _QUESTION_END.search(quote):
             return None
         found = None
         if len(quote) <= _MAX_RULE_CHARS:
-            found = _sentence_rules(quote.rstrip(_TERMINAL), source_name)
+            found = _sentence_rules(quote.rstrip(_TERMINAL), source_name, unnamed)
         if found is None and fragment.kind == "key_value":
-            found = _key_value_rule(quote, source_name, common, speakers)
+            found = _key_value_rule(quote, source_name, common, speakers, unnamed)
         if found is None:
             return None
         subject, attribute, value, kind = found

@@ -1,0 +1,31 @@
+"""What a support team's documents say under their headings: a ``Key: value`` line (or a one-word "The
+window is ...") that names no subject is about its section's heading, not the whole file."""
+
+from __future__ import annotations
+
+from beliefdb.text.rules import RuleExtractor
+
+
+def triples(text: str, source_name: str = "handbook.md") -> list[tuple[str, str, str]]:
+    return [(c.subject, c.attribute, c.value) for c in RuleExtractor().extract(text, source_name=source_name)]
+
+
+def test_a_key_value_line_is_about_the_heading_it_stands_under() -> None:
+    text = "# Support handbook\n\n## Returns\nWindow: 30 days\nFee: 5 EUR\n\n## Exchanges\nWindow: 14 days\n"
+    assert triples(text) == [("return", "window", "30 days"), ("return", "fee", "5 EUR"),
+                             ("exchange", "window", "14 days")]
+
+
+def test_a_heading_that_names_nothing_leaves_the_subject_to_the_one_above_it_or_the_file() -> None:
+    text = "# Returns\n## How to start one\nWindow: 30 days\n"
+    assert triples(text) == [("return", "window", "30 days")]
+    assert triples("## How do I reach you?\nEmail: help@example.com\n") == [("handbook", "email", "help@example.com")]
+    # a deeper heading closes; its sibling at the level above takes over
+    text = "## Returns\n### Sale items\nWindow: 7 days\n## Exchanges\nWindow: 14 days\n"
+    assert triples(text) == [("sale_item", "window", "7 days"), ("exchange", "window", "14 days")]
+
+
+def test_a_named_subject_and_a_document_without_headings_are_as_before() -> None:
+    assert triples("## Returns\nRestocking fee: 15%\n") == [("restocking_policy", "fee", "15%")]
+    assert triples("Window: 30 days\n", "returns.md") == [("return", "window", "30 days")]
+    assert triples("## 2. Returns\nThe window is 30 days.\n") == [("return", "window", "30 days")]
