@@ -53,14 +53,31 @@ def suffix_list(suffixes: Sequence[str], last: str = "or") -> str:
 
 def skipped_files(paths: Sequence[Path], suffixes: Sequence[str] = SUPPORTED_SUFFIXES) -> list[tuple[Path, str]]:
     """The files of the directories ``paths`` name that :func:`documents` leaves out (their suffix is not
-    one of ``suffixes``), in name order, each with the reason; a file named by itself is never skipped."""
+    one of ``suffixes``; a broken link, a link to a directory, which is not followed, and what is no
+    regular file, a pipe or a socket, whatever its suffix), in name order, each with the reason; a file
+    named by itself is never skipped. Nothing is opened."""
     skipped: dict[Path, str] = {}
     for path in paths:
         if path.is_dir():
-            for p in sorted(p for p in path.rglob("*") if p.suffix.lower() not in suffixes and p.is_file()):
-                skipped.setdefault(p, "a conversation: ingest it with --format chat" if p.suffix.lower() == ".jsonl"
-                                   else f"not a {suffix_list(suffixes)} file")
+            for p in sorted(path.rglob("*")):
+                if (why := _left_out(p, suffixes)) is not None:
+                    skipped.setdefault(p, why)
     return list(skipped.items())
+
+
+def _left_out(p: Path, suffixes: Sequence[str]) -> str | None:
+    """Why :func:`documents` leaves out the entry ``p`` of a directory, or None when it reads it or it is
+    a directory it walks."""
+    if p.is_symlink() and not p.exists():
+        return "a broken link"
+    if p.is_dir():
+        return "a link to a directory (not followed: give it by itself)" if p.is_symlink() else None
+    if not p.is_file():
+        return "not a regular file"
+    if p.suffix.lower() in suffixes:
+        return None
+    return "a conversation: ingest it with --format chat" if p.suffix.lower() == ".jsonl" \
+        else f"not a {suffix_list(suffixes)} file"
 
 
 def no_documents(what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES,
