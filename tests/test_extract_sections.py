@@ -29,3 +29,11 @@ def test_a_named_subject_and_a_document_without_headings_are_as_before() -> None
     assert triples("## Returns\nRestocking fee: 15%\n") == [("restocking_policy", "fee", "15%")]
     assert triples("Window: 30 days\n", "returns.md") == [("return", "window", "30 days")]
     assert triples("## 2. Returns\nThe window is 30 days.\n") == [("return", "window", "30 days")]
+
+
+def test_a_key_value_line_too_long_to_be_one_statement_gives_nothing() -> None:
+    """A text file of very long lines: "Fee: 5 EUR. " and 100,000 characters more on the line was stored as
+    the fee, its value every sentence after it."""
+    filler = "This is filler text that goes on. " * 40
+    assert triples("Fee: 5 EUR. " + filler + "\n") == []
+    assert triples("Fee: 5 EUR\n" + filler + "\n") == [("handbook", "fee", "5 EUR")]

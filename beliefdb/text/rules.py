@@ -71,7 +71,8 @@ __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
 
 # --- the rule extractor ------------------------------------------------------------------------------
 
-_MAX_RULE_CHARS: Final = 1000  # longer fragments are not single statements; skipping keeps rules linear
+_MAX_RULE_CHARS: Final = 1000  # longer fragments (a Key: value line too) are not single statements; skipping keeps
+# rules linear
 
 _WORD: Final = r"[\w'’*`-]+"  # "*" and "`": markdown emphasis and code around words
 _NP: Final = rf"{_WORD}(?:\s+{_WORD}){{0,9}}?"
@@ -337,7 +338,7 @@ class RuleExtractor(Extractor):
         found = None
         if len(quote) <= _MAX_RULE_CHARS:
             found = _sentence_rules(quote.rstrip(_TERMINAL), source_name, unnamed)
-        if found is None and fragment.kind == "key_value":
+        if found is None and fragment.kind == "key_value" and len(quote) <= _MAX_RULE_CHARS:
             found = _key_value_rule(quote, source_name, common, speakers, unnamed)
         if found is None:
             return None
