@@ -37,3 +37,16 @@ def test_a_key_value_line_too_long_to_be_one_statement_gives_nothing() -> None:
     filler = "This is filler text that goes on. " * 40
     assert triples("Fee: 5 EUR. " + filler + "\n") == []
     assert triples("Fee: 5 EUR\n" + filler + "\n") == [("handbook", "fee", "5 EUR")]
+
+
+def test_a_code_block_and_front_matter_are_no_statements_of_the_document() -> None:
+    """A support page's YAML front matter ("owner: support-team") and a config sample in a fenced code block
+    ("Timeout: 30 seconds") were stored as facts of the returns policy; a "# comment" in a code block
+    is no heading either."""
+    text = ("---\ntitle: Returns and refunds\nowner: support-team\n---\n\n## Returns\nWindow: 30 days\n\n"
+            "```yaml\n# Exchanges\nTimeout: 30 seconds\n```\n~~~\nRetries: 5\n~~~\nFee: 5 EUR\n")
+    assert triples(text) == [("return", "window", "30 days"), ("return", "fee", "5 EUR")]
+    # a rule line that opens no front matter, and a fence never closed, leave the text as it is
+    assert triples("Window: 30 days\n---\nFee: 5 EUR\n---\n") == [("handbook", "window", "30 days"),
+                                                                  ("handbook", "fee", "5 EUR")]
+    assert triples("```\nFee: 5 EUR\n") == [("handbook", "fee", "5 EUR")]

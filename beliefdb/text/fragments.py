@@ -21,7 +21,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Final, Literal, NamedTuple
 
-__all__ = ["KEY_VALUE_RE", "Fragment", "FragmentKind", "is_key_value", "iter_fragments", "split_fragments"]
+__all__ = ["KEY_VALUE_RE", "Fragment", "FragmentKind", "is_key_value", "iter_fragments", "split_fragments",
+           "verbatim_spans"]
 
 FragmentKind = Literal["heading", "list_item", "key_value", "sentence"]
 
@@ -139,3 +140,42 @@ def iter_fragments(text: str) -> Iterator[Fragment]:
 def split_fragments(text: str) -> list[tuple[int, int]]:
     """Sentence-level ``(start, end)`` spans of ``text``; ``text[start:end]`` is never empty."""
     return [(f.start, f.end) for f in iter_fragments(text)]
+
+
+_FENCE_RE: Final = re.compile(r" {0,3}(`{3,}|~{3,})")
+_FRONT_MATTER_END: Final = frozenset({"---", "..."})
+
+
+def verbatim_spans(text: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` spans of ``text`` that are no statements of it: a YAML front matter block that
+    opens the text (``---`` to a closing ``---`` or ``...`` line) and markdown code blocks fenced by
+    ``````` or ``~~~`` (to a closing fence of the same character, at least as long; a fence never closed
+    fences nothing). Linear in the length of the text."""
+    spans: list[tuple[int, int]] = []
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        lines.append((pos, pos + len(line)))
+        pos += len(line)
+    i = 0
+    if lines and text[lines[0][0]:lines[0][1]].rstrip() == "---":
+        for j in range(1, len(lines)):
+            if text[lines[j][0]:lines[j][1]].rstrip() in _FRONT_MATTER_END:
+                spans.append((0, lines[j][1]))
+                i = j + 1
+                break
+    while i < len(lines):
+        m = _FENCE_RE.match(text, *lines[i])
+        if m is None:
+            i += 1
+            continue
+        fence = m.group(1)
+        close = next((j for j in range(i + 1, len(lines))
+                      if (c := _FENCE_RE.match(text, *lines[j])) is not None and c.group(1)[0] == fence[0]
+                      and len(c.group(1)) >= len(fence) and not text[c.end():lines[j][1]].strip()), None)
+        if close is None:
+            i += 1
+            continue
+        spans.append((lines[i][0], lines[close][1]))
+        i = close + 1
+    return spans

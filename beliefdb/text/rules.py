@@ -3,7 +3,8 @@
 It works per fragment (:func:`beliefdb.text.fragments.iter_fragments`): the quote is the whole
 fragment, ``start``/``end`` are its offsets, so ``text[start:end] == quote`` always.
 
-Rules, in order, the first match wins per sentence (a trailing ``.``/``!`` is ignored; questions give
+A YAML front matter block and fenced code blocks (:func:`~beliefdb.text.fragments.verbatim_spans`) give
+nothing. Rules, in order, the first match wins per sentence (a trailing ``.``/``!`` is ignored; questions give
 nothing):
 
 a. ``X changed from A to B.``                        -> X's subject/attribute, value B
@@ -43,7 +44,7 @@ from typing import Final
 
 from beliefdb.text.clauses import also_said
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
-from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
+from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments, verbatim_spans
 from beliefdb.text.kin import family, kin_label, referent
 from beliefdb.text.mentions import bare_switch, named_age, plain_value, pronoun_age, relations, replacement
 from beliefdb.text.naming import (
@@ -221,7 +222,13 @@ class RuleExtractor(Extractor):
         speakers = dialogue_speakers(keyed, common)
         out: list[Candidate] = []
         sections: list[tuple[int, str | None]] = []  # the headings open at a fragment: (level, subject)
+        verbatim = verbatim_spans(text)  # front matter and code blocks: no statements, no headings
+        at = 0
         for f in fragments:
+            while at < len(verbatim) and verbatim[at][1] <= f.start:
+                at += 1
+            if at < len(verbatim) and verbatim[at][0] <= f.start:
+                continue
             if f.kind == "heading":
                 level = _heading_level(text, f.start)
                 while sections and sections[-1][0] >= level:
