@@ -4,7 +4,8 @@ It works per fragment (:func:`beliefdb.text.fragments.iter_fragments`): the quot
 fragment, ``start``/``end`` are its offsets, so ``text[start:end] == quote`` always.
 
 A YAML front matter block and fenced code blocks (:func:`~beliefdb.text.fragments.verbatim_spans`) give
-nothing. Rules, in order, the first match wins per sentence (a trailing ``.``/``!`` is ignored; questions give
+nothing; a markdown table's rows give a belief per cell (:mod:`beliefdb.text.tables`). Rules, in order, the
+first match wins per sentence (a trailing ``.``/``!`` is ignored; questions give
 nothing):
 
 a. ``X changed from A to B.``                        -> X's subject/attribute, value B
@@ -65,6 +66,7 @@ from beliefdb.text.naming import (
 )
 from beliefdb.text.numbers import NUMBER_WORD
 from beliefdb.text.self_statements import first_person, self_statement
+from beliefdb.text.tables import row_candidates, table_rows
 from beliefdb.text.transcripts import common_words, dialogue_speakers, spoken_by, spoken_turn
 from beliefdb.text.turns import TurnSpan
 
@@ -222,6 +224,7 @@ class RuleExtractor(Extractor):
         speakers = dialogue_speakers(keyed, common)
         out: list[Candidate] = []
         sections: list[tuple[int, str | None]] = []  # the headings open at a fragment: (level, subject)
+        rows = table_rows(text)
         verbatim = verbatim_spans(text)  # front matter and code blocks: no statements, no headings
         at = 0
         for f in fragments:
@@ -236,6 +239,10 @@ class RuleExtractor(Extractor):
                 sections.append((level, section_subject(text[f.start:f.end])))
                 continue
             unnamed = next((subject for _, subject in reversed(sections) if subject), None)
+            # (a row whose cells hold sentences is split into them, and read as they are)
+            if (row := rows.get(f.start)) is not None and f.end == row.end:
+                out.extend(row_candidates(text, f.start, row, unnamed or source_subject(source_name)))
+                continue
             if (c := self._candidate(text, f, source_name, common, speakers, unnamed)) is not None:
                 out.append(c)
         return out

@@ -19,6 +19,7 @@ from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, iter_fragments
 from beliefdb.text.gate import Located
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
+from beliefdb.text.tables import is_table_rule
 from beliefdb.text.transcripts import SPOKEN, common_words, dialogue_speakers, spoken_by, spoken_turn
 
 __all__ = ["FORGOTTEN", "extraction_report", "forgotten_out", "hint", "left_out"]
@@ -48,12 +49,13 @@ def _is_cjk(ch: str) -> bool:
 def left_out(text: str, f: Fragment) -> bool:
     """Whether a fragment that is the source of no belief goes unlisted.
 
-    Left out: headings (titles of what follows, not statements), and labels — list items and lines of
+    Left out: headings (titles of what follows, not statements), a markdown table's header row and the
+    row of dashes under it (:func:`~beliefdb.text.tables.is_table_rule`), and labels — list items and lines of
     at most two words, with no digit, of at most 20 characters (at most 5 for CJK text, which has no
     spaces between words): "- Notes", "Thanks!", "Ok.". Everything else, a ``Key: value`` line
     included, is listed, so a statement the extractor cannot read is never silently dropped.
     """
-    if f.kind == "heading":
+    if f.kind == "heading" or is_table_rule(text, f.start, f.end):
         return True
     if f.kind == "key_value":
         return False

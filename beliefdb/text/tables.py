@@ -1,0 +1,94 @@
+"""Markdown tables for the rule extractor: a header row, a separator row (``|---|:--:|``), then rows; each
+cell of a row but the first is a belief about the section the table stands in, its attribute the
+column's header, scoped by the row's first cell (the first column's header the scope's key), quoting the
+whole row ("| EU | 3 days | 5 EUR |" under "| Region | Delivery time | Cost |": ``delivery_time`` = ``3 days``
+and ``cost`` = ``5 EUR``, scope ``{"region": "EU"}``). A row of another width than its header, and an
+empty cell, say nothing."""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+
+from beliefdb.text.extractor import Candidate, normalise_name
+from beliefdb.text.naming import kind_of
+
+__all__ = ["TableRow", "is_table_rule", "row_candidates", "table_rows"]
+
+_SEPARATOR: Final = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
+_PIPE: Final = re.compile(r"(?<!\\)\|")
+
+
+class TableRow(NamedTuple):
+    header: list[str]
+    cells: list[str]
+    end: int  # where the row's line ends, its trailing whitespace left out
+
+
+def _cells(line: str) -> list[str] | None:
+    """The cells of a table line (its outer pipes optional), or None when it has no pipe."""
+    body = line.strip()
+    if "|" not in body:
+        return None
+    body = body.removeprefix("|")
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    return [cell.strip() for cell in _PIPE.split(body)]
+
+
+def is_table_rule(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]``, a whole line but its whitespace, is a table's row of dashes or the header
+    row above one: the titles of its columns, no statement."""
+    if "|" not in text[start:end]:
+        return False
+    if _SEPARATOR.fullmatch(text, start, end):
+        return True
+    line_break = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+    after = line_break.match(text, end)
+    if after is None:
+        return False
+    nxt = line_break.search(text, after.end())
+    return _SEPARATOR.fullmatch(text, after.end(), nxt.start() if nxt else len(text)) is not None
+
+
+def table_rows(text: str) -> dict[int, TableRow]:
+    """The body rows of ``text``'s markdown tables, by where each row's text starts."""
+    lines: list[tuple[int, str]] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        lines.append((pos, line))
+        pos += len(line)
+    rows: dict[int, TableRow] = {}
+    i = 0
+    while i + 1 < len(lines):
+        header = _cells(lines[i][1])
+        if header is None or len(header) < 2 or not _SEPARATOR.fullmatch(lines[i + 1][1].rstrip("\r\n")) \
+                or len(_cells(lines[i + 1][1]) or []) != len(header):
+            i += 1
+            continue
+        i += 2
+        while i < len(lines) and (cells := _cells(lines[i][1])) is not None:
+            start, line = lines[i]
+            stripped = line.lstrip()
+            if len(cells) == len(header):
+                begin = start + len(line) - len(stripped)
+                rows[begin] = TableRow(header, cells, begin + len(stripped.rstrip()))
+            i += 1
+    return rows
+
+
+def row_candidates(text: str, start: int, row: TableRow, subject: str) -> list[Candidate]:
+    """The beliefs of the row starting at ``start``, about ``subject`` (the section's)."""
+    key, value_cells = row.cells[0], row.cells[1:]
+    scope_key = normalise_name(row.header[0], singular=False) or "row"
+    if not key:
+        return []
+    quote = text[start:row.end]
+    out = []
+    for header, value in zip(row.header[1:], value_cells, strict=True):
+        attribute = normalise_name(header, singular=False)
+        if not attribute or not value:
+            continue
+        out.append(Candidate(statement=f"{key}: {header} {value}", subject=subject, attribute=attribute, value=value,
+                             quote=quote, kind=kind_of(attribute), scope={scope_key: key}, start=start, end=row.end))
+    return out

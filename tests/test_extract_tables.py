@@ -1,0 +1,35 @@
+"""A markdown table's rows: each cell a belief about its section, scoped by the row's first cell (its
+column's header the scope's key), quoting the whole row; a changed row supersedes its own cells only."""
+
+from __future__ import annotations
+
+from beliefdb.text.gate import gate
+from beliefdb.text.rules import RuleExtractor
+from beliefdb.text.skips import extraction_report
+
+SHIPPING = ("## Shipping\n\n| Region | Delivery time | Cost |\n|--------|:-------------:|------|\n"
+            "| EU     | 3 days        | 5 EUR |\n| US     | 7 days        |  |\n")
+
+
+def test_each_cell_of_a_table_row_is_a_belief_scoped_by_the_rows_first_cell() -> None:
+    found = RuleExtractor().extract(SHIPPING, source_name="handbook.md")
+    assert [(c.subject, c.attribute, c.value, dict(c.scope)) for c in found] == [
+        ("shipping", "delivery_time", "3 days", {"region": "EU"}),
+        ("shipping", "cost", "5 EUR", {"region": "EU"}),
+        ("shipping", "delivery_time", "7 days", {"region": "US"})]  # (an empty cell says nothing)
+    for c in found:
+        assert c.start is not None and c.end is not None
+        assert SHIPPING[c.start:c.end] == c.quote and c.quote.startswith("| ") and c.quote.endswith("|")
+    assert found[0].statement == "EU: Delivery time 3 days"
+
+
+def test_rows_that_are_no_table_give_what_they_gave_before() -> None:
+    # no separator row under the first: not a table; a row of another width than its header: nothing
+    assert RuleExtractor().extract("| Region | Cost |\n| EU | 5 EUR |\n", source_name="handbook.md") == []
+    text = "| Region | Cost |\n|---|---|\n| EU | 5 EUR | extra |\n"
+    assert RuleExtractor().extract(text, source_name="handbook.md") == []
+
+
+def test_a_tables_header_and_dashes_are_not_reported_as_sentences_that_gave_nothing() -> None:
+    located, rejected = gate(SHIPPING, RuleExtractor().extract(SHIPPING, source_name="handbook.md"))
+    assert extraction_report(SHIPPING, located, rejected)[0] == []
