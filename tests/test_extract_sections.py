@@ -50,3 +50,9 @@ def test_a_code_block_and_front_matter_are_no_statements_of_the_document() -> No
     assert triples("Window: 30 days\n---\nFee: 5 EUR\n---\n") == [("handbook", "window", "30 days"),
                                                                   ("handbook", "fee", "5 EUR")]
     assert triples("```\nFee: 5 EUR\n") == [("handbook", "fee", "5 EUR")]
+
+
+def test_a_heading_that_states_a_fact_still_gives_it_about_the_section_above() -> None:
+    assert triples("## The return window is 30 days\n") == [("return_policy", "window", "30 days")]
+    assert triples("# Returns\n## The window is 30 days\nFee: 5 EUR\n") == [("return", "window", "30 days"),
+                                                                         ("return", "fee", "5 EUR")]

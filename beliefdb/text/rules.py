@@ -236,9 +236,10 @@ class RuleExtractor(Extractor):
                 level = _heading_level(text, f.start)
                 while sections and sections[-1][0] >= level:
                     sections.pop()
-                sections.append((level, section_subject(text[f.start:f.end])))
-                continue
+            # (a heading that states a fact, "## The window is 30 days", is about the headings above it)
             unnamed = next((subject for _, subject in reversed(sections) if subject), None)
+            if f.kind == "heading":
+                sections.append((level, section_subject(text[f.start:f.end])))
             # (a row whose cells hold sentences is split into them, and read as they are)
             if (row := rows.get(f.start)) is not None and f.end == row.end:
                 out.extend(row_candidates(text, f.start, row, unnamed or source_subject(source_name)))
