@@ -56,3 +56,16 @@ def test_a_heading_that_states_a_fact_still_gives_it_about_the_section_above() -
     assert triples("## The return window is 30 days\n") == [("return_policy", "window", "30 days")]
     assert triples("# Returns\n## The window is 30 days\nFee: 5 EUR\n") == [("return", "window", "30 days"),
                                                                          ("return", "fee", "5 EUR")]
+
+
+def test_a_list_item_ending_in_a_colon_is_the_subject_of_the_items_nested_under_it() -> None:
+    """"- Express shipping:" then "  - EU: 1 day" under "## Shipping" was shipping / eu = 1 day: the express
+    time stored as the shipping time."""
+    text = ("## Shipping\n- Express shipping:\n  - EU: 1 day\n  - US: 2 days\n- Threshold: 50 EUR\n"
+            "Standard shipping:\n- EU: 3 days\n\nWindow: 30 days\n")
+    assert triples(text) == [("express_shipping", "eu", "1 day"), ("express_shipping", "us", "2 days"),
+                             ("shipping", "threshold", "50 EUR"), ("standard_shipping", "eu", "3 days"),
+                             ("shipping", "window", "30 days")]
+    # a sentence that ends in a colon is no label
+    assert triples("Please send the following:\n- Order number: on the receipt\n") == [
+        ("order", "number", "on the receipt")]

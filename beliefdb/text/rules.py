@@ -212,6 +212,31 @@ def _heading_level(text: str, start: int) -> int:
     return end - begin
 
 
+_BREAKS: Final = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_MARKER: Final = re.compile(r"[-*+]|\d{1,9}[.)]")
+
+
+def _line_place(text: str, start: int) -> tuple[int, bool] | None:
+    """(indent, whether it is a list item) of the fragment at ``start`` when it begins its line (after a
+    list marker, if any), else None (a second sentence of a line)."""
+    begin = start
+    while begin > 0 and text[begin - 1] not in _BREAKS:
+        begin -= 1
+    prefix = text[begin:start]
+    marker = prefix.strip()
+    if marker and not _MARKER.fullmatch(marker):
+        return None
+    return len(prefix) - len(prefix.lstrip()), bool(marker)
+
+
+def _label_subject(line: str) -> str | None:
+    """The subject a label line ending in a colon gives the list items under it ("Express shipping:" ->
+    ``express_shipping``; three words at most, "Please send the following:" is none), or None."""
+    if not line.endswith((":", "：")) or len(line) < 2 or len(line.split()) > 3:
+        return None
+    return section_subject(line[:-1])
+
+
 class RuleExtractor(Extractor):
     """Deterministic, offline extraction by the sentence rules a-f (see the module docstring)."""
 
@@ -224,6 +249,7 @@ class RuleExtractor(Extractor):
         speakers = dialogue_speakers(keyed, common)
         out: list[Candidate] = []
         sections: list[tuple[int, str | None]] = []  # the headings open at a fragment: (level, subject)
+        labels: list[tuple[int, bool, str]] = []  # the open list labels: (indent, a list item, subject)
         rows = table_rows(text)
         verbatim = verbatim_spans(text)  # front matter and code blocks: no statements, no headings
         at = 0
@@ -236,8 +262,16 @@ class RuleExtractor(Extractor):
                 level = _heading_level(text, f.start)
                 while sections and sections[-1][0] >= level:
                     sections.pop()
+                labels.clear()
+            elif (where := _line_place(text, f.start)) is not None:
+                indent, listed = where
+                while labels and (not listed or (labels[-1][1] and labels[-1][0] >= indent)):
+                    labels.pop()
+                if f.kind in ("list_item", "sentence") and (label := _label_subject(text[f.start:f.end])):
+                    labels.append((indent, listed, label))  # "- Express shipping:": of the items under it
+                    continue
             # (a heading that states a fact, "## The window is 30 days", is about the headings above it)
-            unnamed = next((subject for _, subject in reversed(sections) if subject), None)
+            unnamed = labels[-1][2] if labels else next((subject for _, subject in reversed(sections) if subject), None)
             if f.kind == "heading":
                 sections.append((level, section_subject(text[f.start:f.end])))
             # (a row whose cells hold sentences is split into them, and read as they are)
