@@ -69,3 +69,10 @@ def test_a_list_item_ending_in_a_colon_is_the_subject_of_the_items_nested_under_
     # a sentence that ends in a colon is no label
     assert triples("Please send the following:\n- Order number: on the receipt\n") == [
         ("order", "number", "on the receipt")]
+
+
+def test_a_key_in_bold_is_a_key() -> None:
+    """"**Warranty:** 2 years", as wiki exports and hand-written support pages bold their keys, gave nothing."""
+    assert triples("**Warranty:** 2 years\n- **Return window**: 30 days\n__Fee:__ 5 EUR\n") == [
+        ("handbook", "warranty", "2 years"), ("return_policy", "window", "30 days"), ("handbook", "fee", "5 EUR")]
+    assert triples("**Note** the fee: 5 EUR\n") == []  # (bold that is not the key's: as before)

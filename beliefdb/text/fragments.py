@@ -46,11 +46,13 @@ _HEADING_RE: Final = re.compile(r"#{1,6}(?:\s+|$)")
 _LIST_MARKER_RE: Final = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 
 KEY_VALUE_RE: Final = re.compile(
-    r"(?P<key>[^\W_]+(?:-[^\W_]+)*(?: +[^\W_]+(?:-[^\W_]+)*){0,4})(?::\s+|：\s*)(?P<value>\S.*)"
+    r"(?P<bold>\*\*|__)?(?P<key>[^\W_]+(?:-[^\W_]+)*(?: +[^\W_]+(?:-[^\W_]+)*){0,4})"
+    r"(?(bold)(?:(?P=bold):|:(?P=bold))\s+|(?::\s+|：\s*))(?P<value>\S.*)"
 )
 """A ``Key: value`` line (list marker already removed): a key of 1-5 words of letters, digits and
 hyphens, a colon and whitespace (or a full-width colon ``：``, whitespace optional, as CJK text
-writes it), a non-empty value. Use with ``fullmatch``."""
+writes it), a non-empty value; the key may be in bold, with its colon or without (``**Key:** value``,
+``**Key**: value``, ``__Key:__ value``). Use with ``fullmatch``."""
 
 _URL_SCHEMES: Final = frozenset({"http", "https", "ftp", "ftps", "sftp", "ssh", "git", "file", "mailto",
                                  "tel", "urn", "data", "ws", "wss"})
