@@ -3,7 +3,9 @@ window is ...") that names no subject is about its section's heading, not the wh
 
 from __future__ import annotations
 
+from beliefdb.text.gate import gate
 from beliefdb.text.rules import RuleExtractor
+from beliefdb.text.skips import extraction_report
 
 
 def triples(text: str, source_name: str = "handbook.md") -> list[tuple[str, str, str]]:
@@ -76,3 +78,11 @@ def test_a_key_in_bold_is_a_key() -> None:
     assert triples("**Warranty:** 2 years\n- **Return window**: 30 days\n__Fee:__ 5 EUR\n") == [
         ("handbook", "warranty", "2 years"), ("return_policy", "window", "30 days"), ("handbook", "fee", "5 EUR")]
     assert triples("**Note** the fee: 5 EUR\n") == []  # (bold that is not the key's: as before)
+
+
+def test_the_lines_of_front_matter_and_code_blocks_are_reported_as_such() -> None:
+    text = "---\nowner: support-team\n---\n```\nTimeout: 30 seconds\n```\nFee: 5 EUR\n"
+    located, rejected = gate(text, RuleExtractor().extract(text, source_name="handbook.md"))
+    assert [(s.quote, s.detail) for s in extraction_report(text, located, rejected)[0]] == [
+        ("owner: support-team", "front matter or a code block: not a statement of the document"),
+        ("Timeout: 30 seconds", "front matter or a code block: not a statement of the document")]

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 from beliefdb.errors import argument, spelled
 from beliefdb.models import ExtractionWarning, Skipped
 from beliefdb.text.extractor import Candidate
-from beliefdb.text.fragments import Fragment, iter_fragments
+from beliefdb.text.fragments import Fragment, iter_fragments, verbatim_spans
 from beliefdb.text.gate import Located
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
 from beliefdb.text.tables import is_table_rule
@@ -113,6 +113,7 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
     speaking (:func:`~beliefdb.text.transcripts.spoken_turn`, or a line of one of the ``speakers`` of a
     transcript or of the text's dialogue, :func:`~beliefdb.text.transcripts.dialogue_speakers`) is said to
     be one."""
+    verbatim = verbatim_spans(text) if fragments is None else []  # (a document's front matter and code)
     fragments = list(iter_fragments(text)) if fragments is None else list(fragments)
     is_source = _sources(fragments, located)
     aimed = _aimed_at(text, fragments, rejected)
@@ -136,12 +137,18 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
                                    f"the same text as [{earlier[0]}, {earlier[1]}), {what}"))
         elif f.kind == "key_value" and (spoken_turn(quote, common) or spoken_by(quote, speakers)):
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", SPOKEN))
+        elif verbatim and (k := bisect_right(verbatim, (f.start, len(text) + 1)) - 1) >= 0 \
+                and f.start < verbatim[k][1]:
+            skipped.append(Skipped(quote, f.start, f.end, "no_pattern", VERBATIM))
         elif quote.rstrip().endswith(("?", "？")):
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "a question states no fact"))
         else:
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "no rule of the extractor matched"))
     return skipped, warnings
 
+
+#: why a line of a document's front matter or code block produced no belief
+VERBATIM: Final = "front matter or a code block: not a statement of the document"
 
 #: why a sentence whose words were forgotten before in its source produced no belief
 FORGOTTEN: Final = "forgotten before in this source: masked where it is stored and not kept; its words are not shown"
