@@ -219,14 +219,23 @@ _MARKER: Final = re.compile(r"[-*+]|\d{1,9}[.)]")
 def _line_place(text: str, start: int) -> tuple[int, bool] | None:
     """(indent, whether it is a list item) of the fragment at ``start`` when it begins its line (after a
     list marker, if any), else None (a second sentence of a line)."""
-    begin = start
-    while begin > 0 and text[begin - 1] not in _BREAKS:
-        begin -= 1
-    prefix = text[begin:start]
-    marker = prefix.strip()
-    if marker and not _MARKER.fullmatch(marker):
+    # back over the whitespace, a list marker (at most 10 characters) and the indent before it: linear in
+    # all, each run of whitespace being before one fragment (a line of many sentences is not scanned again)
+    at = start
+    while at > 0 and text[at - 1].isspace() and text[at - 1] not in _BREAKS:
+        at -= 1
+    mark = at
+    while at > 0 and mark - at < 10 and text[at - 1] in "-*+.)0123456789":
+        at -= 1
+    marker = text[at:mark]
+    if marker and (at == mark or not _MARKER.fullmatch(marker) or (at < mark and start == mark)):
         return None
-    return len(prefix) - len(prefix.lstrip()), bool(marker)
+    indent_end = at
+    while at > 0 and text[at - 1].isspace() and text[at - 1] not in _BREAKS:
+        at -= 1
+    if at > 0 and text[at - 1] not in _BREAKS:
+        return None
+    return indent_end - at, bool(marker)
 
 
 def _label_subject(line: str) -> str | None:
