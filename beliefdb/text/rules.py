@@ -65,6 +65,7 @@ from beliefdb.text.naming import (
     with_policy,
 )
 from beliefdb.text.numbers import NUMBER_WORD
+from beliefdb.text.places import heading_level, line_place
 from beliefdb.text.self_statements import first_person, self_statement
 from beliefdb.text.tables import row_candidates, table_rows
 from beliefdb.text.transcripts import common_words, dialogue_speakers, spoken_by, spoken_turn
@@ -201,43 +202,6 @@ def _key_value_rule(quote: str, source_name: str, common: frozenset[str],
     return named[0], named[1], value, named[2]
 
 
-def _heading_level(text: str, start: int) -> int:
-    """The level of the markdown heading whose title starts at ``start`` (its run of ``#`` before it)."""
-    end = start
-    while end > 0 and text[end - 1] in " \t":
-        end -= 1
-    begin = end
-    while begin > 0 and text[begin - 1] == "#":
-        begin -= 1
-    return end - begin
-
-
-_BREAKS: Final = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-_MARKER: Final = re.compile(r"[-*+]|\d{1,9}[.)]")
-
-
-def _line_place(text: str, start: int) -> tuple[int, bool] | None:
-    """(indent, whether it is a list item) of the fragment at ``start`` when it begins its line (after a
-    list marker, if any), else None (a second sentence of a line)."""
-    # back over the whitespace, a list marker (at most 10 characters) and the indent before it: linear in
-    # all, each run of whitespace being before one fragment (a line of many sentences is not scanned again)
-    at = start
-    while at > 0 and text[at - 1].isspace() and text[at - 1] not in _BREAKS:
-        at -= 1
-    mark = at
-    while at > 0 and mark - at < 10 and text[at - 1] in "-*+.)0123456789":
-        at -= 1
-    marker = text[at:mark]
-    if marker and (at == mark or not _MARKER.fullmatch(marker) or (at < mark and start == mark)):
-        return None
-    indent_end = at
-    while at > 0 and text[at - 1].isspace() and text[at - 1] not in _BREAKS:
-        at -= 1
-    if at > 0 and text[at - 1] not in _BREAKS:
-        return None
-    return indent_end - at, bool(marker)
-
-
 def _label_subject(line: str) -> str | None:
     """The subject a label line ending in a colon gives the list items under it ("Express shipping:" ->
     ``express_shipping``; three words at most, "Please send the following:" is none), or None."""
@@ -268,11 +232,11 @@ class RuleExtractor(Extractor):
             if at < len(verbatim) and verbatim[at][0] <= f.start:
                 continue
             if f.kind == "heading":
-                level = _heading_level(text, f.start)
+                level = heading_level(text, f.start)
                 while sections and sections[-1][0] >= level:
                     sections.pop()
                 labels.clear()
-            elif (where := _line_place(text, f.start)) is not None:
+            elif (where := line_place(text, f.start)) is not None:
                 indent, listed = where
                 while labels and (not listed or (labels[-1][1] and labels[-1][0] >= indent)):
                     labels.pop()

@@ -1,0 +1,44 @@
+"""Where a fragment stands in a markdown document: the level of the heading it titles, and its line's indent
+and whether it is a list item (the rule extractor's sections and list labels, :mod:`beliefdb.text.rules`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+
+def heading_level(text: str, start: int) -> int:
+    """The level of the markdown heading whose title starts at ``start`` (its run of ``#`` before it)."""
+    end = start
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    begin = end
+    while begin > 0 and text[begin - 1] == "#":
+        begin -= 1
+    return end - begin
+
+
+_BREAKS: Final = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_MARKER: Final = re.compile(r"[-*+]|\d{1,9}[.)]")
+
+
+def line_place(text: str, start: int) -> tuple[int, bool] | None:
+    """(indent, whether it is a list item) of the fragment at ``start`` when it begins its line (after a
+    list marker, if any), else None (a second sentence of a line)."""
+    # back over the whitespace, a list marker (at most 10 characters) and the indent before it: linear in
+    # all, each run of whitespace being before one fragment (a line of many sentences is not scanned again)
+    at = start
+    while at > 0 and text[at - 1].isspace() and text[at - 1] not in _BREAKS:
+        at -= 1
+    mark = at
+    while at > 0 and mark - at < 10 and text[at - 1] in "-*+.)0123456789":
+        at -= 1
+    marker = text[at:mark]
+    if marker and (at == mark or not _MARKER.fullmatch(marker) or (at < mark and start == mark)):
+        return None
+    indent_end = at
+    while at > 0 and text[at - 1].isspace() and text[at - 1] not in _BREAKS:
+        at -= 1
+    if at > 0 and text[at - 1] not in _BREAKS:
+        return None
+    return indent_end - at, bool(marker)
