@@ -33,8 +33,10 @@ class Fragment(NamedTuple):
     kind: FragmentKind
 
 
-# A line: a maximal run of characters that are not line breaks (the same breaks as str.splitlines).
-_LINE_RE: Final = re.compile(r"[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
+#: what ends a line: the same breaks as str.splitlines
+LINE_BREAKS: Final = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+# A line: a maximal run of characters that are not line breaks.
+_LINE_RE: Final = re.compile(f"[^{LINE_BREAKS}]+")
 
 _CLOSERS: Final = "\"'”’)\\]」』）】》"
 # Possessive quantifiers and the look-behinds keep this linear on long runs of punctuation.

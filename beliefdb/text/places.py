@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from beliefdb.text.fragments import LINE_BREAKS
+
 
 def heading_level(text: str, start: int) -> int:
     """The level of the markdown heading whose title starts at ``start`` (its run of ``#`` before it)."""
@@ -18,7 +20,6 @@ def heading_level(text: str, start: int) -> int:
     return end - begin
 
 
-_BREAKS: Final = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _MARKER: Final = re.compile(r"[-*+]|\d{1,9}[.)]")
 
 
@@ -28,7 +29,7 @@ def line_place(text: str, start: int) -> tuple[int, bool] | None:
     # back over the whitespace, a list marker (at most 10 characters) and the indent before it: linear in
     # all, each run of whitespace being before one fragment (a line of many sentences is not scanned again)
     at = start
-    while at > 0 and text[at - 1].isspace() and text[at - 1] not in _BREAKS:
+    while at > 0 and text[at - 1].isspace() and text[at - 1] not in LINE_BREAKS:
         at -= 1
     mark = at
     while at > 0 and mark - at < 10 and text[at - 1] in "-*+.)0123456789":
@@ -37,8 +38,8 @@ def line_place(text: str, start: int) -> tuple[int, bool] | None:
     if marker and (at == mark or not _MARKER.fullmatch(marker) or (at < mark and start == mark)):
         return None
     indent_end = at
-    while at > 0 and text[at - 1].isspace() and text[at - 1] not in _BREAKS:
+    while at > 0 and text[at - 1].isspace() and text[at - 1] not in LINE_BREAKS:
         at -= 1
-    if at > 0 and text[at - 1] not in _BREAKS:
+    if at > 0 and text[at - 1] not in LINE_BREAKS:
         return None
     return indent_end - at, bool(marker)

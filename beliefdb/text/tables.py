@@ -11,7 +11,10 @@ import re
 from typing import Final, NamedTuple
 
 from beliefdb.text.extractor import Candidate, normalise_name
+from beliefdb.text.fragments import LINE_BREAKS
 from beliefdb.text.naming import kind_of
+
+_LINE_BREAK: Final = re.compile(f"\r\n|[{LINE_BREAKS}]")
 
 __all__ = ["TableRow", "is_table_rule", "row_candidates", "table_rows"]
 
@@ -43,11 +46,10 @@ def is_table_rule(text: str, start: int, end: int) -> bool:
         return False
     if _SEPARATOR.fullmatch(text, start, end):
         return True
-    line_break = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-    after = line_break.match(text, end)
+    after = _LINE_BREAK.match(text, end)
     if after is None:
         return False
-    nxt = line_break.search(text, after.end())
+    nxt = _LINE_BREAK.search(text, after.end())
     return _SEPARATOR.fullmatch(text, after.end(), nxt.start() if nxt else len(text)) is not None
 
 
