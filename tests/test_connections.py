@@ -107,7 +107,8 @@ def _set_for(conn: psycopg.Connection[Any], statement: str) -> None:
 def test_a_migration_has_no_timeout_whatever_the_role_or_the_database_says(
         cli: Cli, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
     """A DBA's ``alter role|database ... set statement_timeout`` (or lock_timeout) won over the migration's
-    0: under a role's 15ms, ``beliefdb migrate`` failed "canceling statement due to statement timeout
+    0: under a role's 15ms, ``beliefdb migrate`` failed (0.5 s here: 15 ms cancelled the test's own reads of
+    the settings on a loaded machine) "canceling statement due to statement timeout
     (BELIEFDB_STATEMENT_TIMEOUT; ...)", or "cannot read the schema version: (psycopg.errors.QueryCanceled)
     ..." on an installed database. A migration has neither timeout, whoever set one."""
     empty = f"timeouts_{os.getpid()}_{time.monotonic_ns()}"
@@ -115,16 +116,17 @@ def test_a_migration_has_no_timeout_whatever_the_role_or_the_database_says(
         admin.execute(sql.SQL("create database {}").format(sql.Identifier(empty)))
     fresh = make_conninfo(db_url, dbname=empty)
     try:
-        _set_for(postgresql, "alter role {user} in database {database} set statement_timeout = '15ms'")
+        _set_for(postgresql, "alter role {user} in database {database} set statement_timeout = '500ms'")
         _set_for(postgresql, "alter database {database} set lock_timeout = '1ms'")
         with psycopg.connect(fresh, autocommit=True) as admin:
-            _set_for(admin, "alter role {user} in database {database} set statement_timeout = '15ms'")
+            _set_for(admin, "alter role {user} in database {database} set statement_timeout = '500ms'")
             _set_for(admin, "alter database {database} set lock_timeout = '1ms'")
         for url in (db_url, fresh):
             with connector.connect(url, migration=True) as conn:
                 assert (shown(conn)["statement_timeout"], shown(conn)["lock_timeout"]) == ("0", "0")
+                conn.execute("select pg_sleep(0.8)")  # (longer than the role's 0.5 s)
             with connector.connect(url) as conn:  # (any other session keeps the DBA's values)
-                assert (shown(conn)["statement_timeout"], shown(conn)["lock_timeout"]) == ("15ms", "1ms")
+                assert (shown(conn)["statement_timeout"], shown(conn)["lock_timeout"]) == ("500ms", "1ms")
             assert cli.json("migrate", "--db", url)["after"] == migrate.head_revision()
             assert cli("migrate", "--check", "--db", url).exit_code == 0
     finally:
