@@ -9,6 +9,7 @@ name in :mod:`beliefdb.text.registry`.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from abc import ABC, abstractmethod
@@ -134,6 +135,10 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
+_NAME_PART_RE: Final = re.compile(r"[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=4096)  # (a document names the same few subjects and attributes on every line)
 def normalise_name(words: str, *, singular: bool = True) -> str:
     """A lowercase snake_case identifier (``[a-z0-9_]``) for ``words``, its last word made singular
     (unless ``singular`` is false: a name, "James").
@@ -143,7 +148,7 @@ def normalise_name(words: str, *, singular: bool = True) -> str:
     ``address`` and words of 3 letters or fewer stay as they are.
     """
     folded = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode("ascii").lower()
-    parts = re.findall(r"[a-z0-9]+", folded)
+    parts = _NAME_PART_RE.findall(folded)
     if parts and singular:
         parts[-1] = _singular(parts[-1])
     return "_".join(parts)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection
@@ -69,6 +70,7 @@ def as_said(candidate: Candidate, roles: Collection[str], conversation: str) -> 
     return replace(candidate, scope={**candidate.scope, "conversation": conversation})
 
 
+@functools.lru_cache(maxsize=64)  # (called for each unnamed fact of a document, with the one name)
 def source_subject(source_name: str) -> str:
     """The subject a source's unnamed facts are about: its file name's stem. A backslash is a Windows path's
     separator, unless it begins the escape of a byte that is not UTF-8 (``caf\\xe9.md``, beliefdb.inputs.shown)."""

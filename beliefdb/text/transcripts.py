@@ -88,6 +88,8 @@ def _heard_enough(turns: list[tuple[str, bool]]) -> bool:
 
 def spoken_by(line: str, speakers: frozenset[str]) -> bool:
     """Whether ``line`` is a turn of one of ``speakers`` (see :func:`transcript_speakers`)."""
+    if not speakers:
+        return False
     m = speaker_line(line.strip())
     return m is not None and (m.group("bold") or m.group("plain")).lower() in speakers
 
@@ -276,6 +278,7 @@ _THAT_IS_RE: Final = re.compile(r"\b[iI]\.\s?[eE]\b\.?")
 # An enumeration's marker: "(i)", "[b]", "ii)", "a)" (a letter or a Roman numeral), which is no word said
 _MARKER_RE: Final = re.compile(r"(?<!\w)(?P<open>[(\[])?(?:[ivx]{1,4}|[^\W\d_])[)\]](?!\w)", re.IGNORECASE)
 _DOTTED_RE: Final = re.compile(r"(?<!\w)[ivx]{1,4}\.(?!\w)", re.IGNORECASE)  # "i. ... ii." (with "ii.")
+_SECOND_NUMERAL_RE: Final = re.compile(r"(?<!\w)ii\.", re.IGNORECASE)  # a list numbered "i. ... ii."
 _GLUE: Final = frozenset("_-/+&@")  # what makes "I" part of a word: "I/O", "I-95", "i_max"
 # Words that name a key or a letter "i" after them ("Press i", "the letter i") or before it ("the i key")
 _KEYED: Final = frozenset({"press", "presses", "pressed", "pressing", "hit", "hits", "tap", "taps", "tapped", "type",
@@ -303,7 +306,7 @@ def _unmarked(value: str) -> str:
         opened = m["open"] is None and value.count("(", 0, m.start()) > value.count(")", 0, m.start())
         return m[0] if opened else " "
     value = _MARKER_RE.sub(blank, value)
-    return _DOTTED_RE.sub(" ", value) if re.search(r"(?<!\w)ii\.", value, re.IGNORECASE) else value
+    return _DOTTED_RE.sub(" ", value) if _SECOND_NUMERAL_RE.search(value) else value
 
 
 def _said_words(value: str) -> list[str]:
@@ -316,14 +319,18 @@ def _said_words(value: str) -> list[str]:
     found = list(_VALUE_WORD_RE.finditer(text))
     words: list[str] = []
     for n, m in enumerate(found):
-        word, previous = m[0].casefold(), words[-1] if words else ""
+        word = m[0].casefold()
+        if word != "i":  # (what follows decides only whether an "i" is the pronoun)
+            words.append(word)
+            continue
+        previous = words[-1] if words else ""
         before, after = text[m.start() - 1: m.start()], text[m.end(): m.end() + 2]
         glued = before.isdigit() or before in _GLUE or after[:1].isdigit() or after[:1] in _GLUE or (
             after[:1] == "." and after[1:].isalnum())
         following = found[n + 1][0].casefold() if n + 1 < len(found) else None
         keyed = m[0] == "i" and ((previous in _KEYED and (following is None or following in _AFTER_KEY))
                                  or following in _KEY_NOUNS)
-        if word != "i" or not (previous in _NUMBERED or glued or keyed):
+        if not (previous in _NUMBERED or glued or keyed):
             words.append(word)
     return words
 
