@@ -84,17 +84,13 @@ def test_the_reads_benchmark_runs_on_a_workspace_impact_loaded(db_url: str) -> N
         bench_impact.load(conn, ws, g)
         name = conn.execute("select name from beliefdb.workspace where id = %s", (ws,)).fetchone()
     assert name is not None
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = bench_reads.main(["--db", db_url, "--workspace", name[0], "--runs", "1", "--json"])
-    assert code == 0
-    result = json.loads(out.getvalue().strip().splitlines()[-1])
-    assert len(result) == 14 and all(ms > 0 for ms in result.values()), result
-    assert {"decisions page of 50", "actions page of 50"} <= set(result)
-    # and the retraction preview of the source that supports the most beliefs
+    # every read, and the retraction preview of the source that supports the most beliefs (one run: the
+    # as-of page of 1,000 takes seconds here, each call)
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         code = bench_reads.main(["--db", db_url, "--workspace", name[0], "--runs", "1", "--json", "--large-source"])
     assert code == 0
     large = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert all(ms > 0 for ms in large.values()), large
+    assert {"decisions page of 50", "actions page of 50"} <= set(large)
     assert len(large) == 15 and any(k.startswith("preview_retract of the largest source (") for k in large), large

@@ -88,9 +88,7 @@ def _heard_enough(turns: list[tuple[str, bool]]) -> bool:
 
 def spoken_by(line: str, speakers: frozenset[str]) -> bool:
     """Whether ``line`` is a turn of one of ``speakers`` (see :func:`transcript_speakers`)."""
-    if not speakers:
-        return False
-    m = speaker_line(line.strip())
+    m = speaker_line(line.strip()) if speakers else None  # (none: most documents, not read at all)
     return m is not None and (m.group("bold") or m.group("plain")).lower() in speakers
 
 
@@ -278,7 +276,6 @@ _THAT_IS_RE: Final = re.compile(r"\b[iI]\.\s?[eE]\b\.?")
 # An enumeration's marker: "(i)", "[b]", "ii)", "a)" (a letter or a Roman numeral), which is no word said
 _MARKER_RE: Final = re.compile(r"(?<!\w)(?P<open>[(\[])?(?:[ivx]{1,4}|[^\W\d_])[)\]](?!\w)", re.IGNORECASE)
 _DOTTED_RE: Final = re.compile(r"(?<!\w)[ivx]{1,4}\.(?!\w)", re.IGNORECASE)  # "i. ... ii." (with "ii.")
-_SECOND_NUMERAL_RE: Final = re.compile(r"(?<!\w)ii\.", re.IGNORECASE)  # a list numbered "i. ... ii."
 _GLUE: Final = frozenset("_-/+&@")  # what makes "I" part of a word: "I/O", "I-95", "i_max"
 # Words that name a key or a letter "i" after them ("Press i", "the letter i") or before it ("the i key")
 _KEYED: Final = frozenset({"press", "presses", "pressed", "pressing", "hit", "hits", "tap", "taps", "tapped", "type",
@@ -306,7 +303,7 @@ def _unmarked(value: str) -> str:
         opened = m["open"] is None and value.count("(", 0, m.start()) > value.count(")", 0, m.start())
         return m[0] if opened else " "
     value = _MARKER_RE.sub(blank, value)
-    return _DOTTED_RE.sub(" ", value) if _SECOND_NUMERAL_RE.search(value) else value
+    return _DOTTED_RE.sub(" ", value) if re.search(r"(?<!\w)ii\.", value, re.IGNORECASE) else value
 
 
 def _said_words(value: str) -> list[str]:
@@ -319,8 +316,7 @@ def _said_words(value: str) -> list[str]:
     found = list(_VALUE_WORD_RE.finditer(text))
     words: list[str] = []
     for n, m in enumerate(found):
-        word = m[0].casefold()
-        if word != "i":  # (what follows decides only whether an "i" is the pronoun)
+        if (word := m[0].casefold()) != "i":  # (what follows decides only whether an "i" is the pronoun)
             words.append(word)
             continue
         previous = words[-1] if words else ""
