@@ -20,6 +20,7 @@ from uuid import UUID
 import psycopg
 from psycopg.types.composite import CompositeInfo, register_composite
 
+from beliefdb.db.queries import Q
 from beliefdb.models import (
     Changes,
     CorrectionPreview,
@@ -78,8 +79,12 @@ Composites = list[tuple[str, CompositeInfo]]
 
 
 def fetch(conn: psycopg.Connection[Any]) -> Composites:
-    """The nested composites' catalog information, by name (those a database lacks are left out)."""
-    return [(name, info) for name in NESTED if (info := CompositeInfo.fetch(conn, name)) is not None]
+    """The nested composites' catalog information, by name (those a database lacks are left out), in one
+    round trip (``CompositeInfo.fetch`` takes one each: a fifth of opening a memory)."""
+    rows = conn.execute(Q.composite_types, {"names": list(NESTED)}).fetchall()
+    return [(named, CompositeInfo(name, oid, array_oid, regtype=regtype, field_names=field_names,
+                                  field_types=field_types))
+            for named, name, oid, array_oid, regtype, field_names, field_types in rows]
 
 
 def register(conn: psycopg.Connection[Any], composites: Composites) -> None:

@@ -247,11 +247,17 @@ class Database:
         self.url = url
         self.principal = principal
         self._session = session_settings()
-        self.workspace_id, self.workspace_name, self._vector, self._composites = self._lookup_workspace(workspace)
+        looked_up = self._lookup_workspace(workspace)
+        self.workspace_id, self.workspace_name, self._vector, self._composites, first = looked_up
         # each connection is checked as it is handed out (one round trip): one the server ended since (a
-        # restart, pg_terminate_backend) is replaced, instead of failing the call that gets it
-        self._pool = Pool(url, max_size=max_size, configure=self._configure, name="beliefdb",
-                          kwargs={"fallback_application_name": _session_name}, probe=_probe_quickly)
+        # restart, pg_terminate_backend) is replaced, instead of failing the call that gets it; the first is
+        # the look-up's own (a server process of its own would start cold)
+        try:
+            self._pool = Pool(url, max_size=max_size, configure=self._configure, name="beliefdb",
+                              kwargs={"fallback_application_name": _session_name}, probe=_probe_quickly, first=first)
+        except BaseException:
+            first.close()
+            raise
 
     @property
     def max_size(self) -> int:
@@ -274,12 +280,24 @@ class Database:
         composites.register(conn, self._composites)
         conn.commit()
 
-    def _lookup_workspace(self, name: str | None) -> tuple[str, str, TypeInfo | None, composites.Composites]:
+    def _lookup_workspace(self, name: str | None
+                          ) -> tuple[str, str, TypeInfo | None, composites.Composites, psycopg.Connection[Any]]:
         """The workspace's id and name (None: the one an agent's login is bound to, else the default),
-        pgvector's type wherever its extension lives, and the API's nested composite types (looked up once)."""
+        pgvector's type wherever its extension lives, the API's nested composite types (looked up once), and the
+        connection they were looked up on, open, for the pool."""
         # (the first connection: an unreachable server is said at once, as probe says it, without a
         # connection of its own first)
-        with translated_errors(), connect(self.url, autocommit=True, timeout=PROBE_TIMEOUT) as conn:
+        with translated_errors():
+            conn = connect(self.url, autocommit=True, timeout=PROBE_TIMEOUT)
+        try:
+            return self._looked_up(conn, name)
+        except BaseException:
+            conn.close()
+            raise
+
+    def _looked_up(self, conn: psycopg.Connection[Any], name: str | None
+                   ) -> tuple[str, str, TypeInfo | None, composites.Composites, psycopg.Connection[Any]]:
+        with translated_errors():
             _bind(conn, None, self.principal)
             try:
                 bound = conn.execute(Q.bound_workspace_name).fetchone()
@@ -298,7 +316,8 @@ class Database:
             raise errors.UnknownWorkspace(
                 f"unknown workspace '{name}' (create it with: "
                 + errors.spelled(f"beliefdb.api.create_workspace({name!r})", f"beliefdb workspace create {name}") + ")")
-        return str(row[0]), name, info, nested
+        conn.autocommit = False  # (as the pool's connections are)
+        return str(row[0]), name, info, nested, conn
 
     @contextmanager
     def transaction(self, conn: psycopg.Connection[Any] | None = None) -> Iterator[psycopg.Connection[Any]]:

@@ -378,6 +378,20 @@ select t.oid::text
   join pg_catalog.pg_type t on t.typnamespace = e.extnamespace and t.typname = 'vector'
  where e.extname = 'vector';
 
+-- composite_types --
+-- The catalog entries psycopg's CompositeInfo holds (name, oid, array oid, regtype, field names and types in
+-- order) of these composite types, in the order named, at once (psycopg's fetch reads one a round trip); a type
+-- the database lacks has no row
+select n.name as named, t.typname::text as name, t.oid::integer as oid, t.typarray::integer as array_oid,
+       t.oid::regtype::text as regtype,
+       array(select a.attname::text from pg_catalog.pg_attribute a
+              where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped order by a.attnum) as field_names,
+       array(select a.atttypid::integer from pg_catalog.pg_attribute a
+              where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped order by a.attnum) as field_types
+  from unnest(%(names)s::text[]) with ordinality as n (name, ord)
+  join pg_catalog.pg_type t on t.oid = pg_catalog.to_regtype(n.name)
+ order by n.ord;
+
 -- expire --
 -- Process what expired since the last change (rule 16)
 select * from beliefdb.expire();
