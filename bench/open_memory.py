@@ -30,7 +30,8 @@ def _median_ms(runs: int, call: Callable[[], object]) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = arguments(__doc__, db_help="libpq URL of a migrated beliefdb database (default: a throw-away one)")
+    parser = arguments(__doc__, db_help="libpq URL of a migrated beliefdb database (default: a throw-away one);"
+                                        " it ingests one line, source pool.md, into its default workspace")
     parser.add_argument("--runs", type=int, default=30, help="timed calls of each")
     args = parser.parse_args(argv)
     with database(args.db, "beliefdb-open-") as url:

@@ -125,6 +125,12 @@ def test_a_migration_has_no_timeout_whatever_the_role_or_the_database_says(
             with connector.connect(url, migration=True) as conn:
                 assert (shown(conn)["statement_timeout"], shown(conn)["lock_timeout"]) == ("0", "0")
                 conn.execute("select pg_sleep(0.8)")  # (longer than the role's 0.5 s)
+            engine = migrate.engine_for(url)  # (alembic's: "cannot read the schema version" was cancelled)
+            try:
+                with engine.connect() as alembic:
+                    alembic.exec_driver_sql("select pg_sleep(0.8)")
+            finally:
+                engine.dispose()
             with connector.connect(url) as conn:  # (any other session keeps the DBA's values)
                 assert (shown(conn)["statement_timeout"], shown(conn)["lock_timeout"]) == ("500ms", "1ms")
             assert cli.json("migrate", "--db", url)["after"] == migrate.head_revision()

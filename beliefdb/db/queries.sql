@@ -381,12 +381,12 @@ select t.oid::text
 -- composite_types --
 -- The catalog entries psycopg's CompositeInfo holds (name, oid, array oid, regtype, field names and types in
 -- order) of these composite types, in the order named, at once (psycopg's fetch reads one a round trip); a type
--- the database lacks has no row
-select n.name as named, t.typname::text as name, t.oid::integer as oid, t.typarray::integer as array_oid,
+-- the database lacks has no row (oids as oid: above 2^31 an integer would turn them negative)
+select n.name as named, t.typname::text as name, t.oid, t.typarray as array_oid,
        t.oid::regtype::text as regtype,
        array(select a.attname::text from pg_catalog.pg_attribute a
               where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped order by a.attnum) as field_names,
-       array(select a.atttypid::integer from pg_catalog.pg_attribute a
+       array(select a.atttypid from pg_catalog.pg_attribute a
               where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped order by a.attnum) as field_types
   from unnest(%(names)s::text[]) with ordinality as n (name, ord)
   join pg_catalog.pg_type t on t.oid = pg_catalog.to_regtype(n.name)
