@@ -563,6 +563,15 @@ copy pg_temp.beliefdb_bulk_document (n, source, content, label, path, rejected) 
 -- Stage a bulk batch's fragment offsets (binary COPY into this transaction's staging table)
 copy pg_temp.beliefdb_bulk_fragment (n, start_offset, end_offset) from stdin (format binary);
 
+-- transaction_id --
+-- This transaction's id, assigned now (text: an xid8), for transaction_status once the connection is gone
+select pg_catalog.pg_current_xact_id()::text;
+
+-- transaction_status --
+-- Whether a transaction committed, aborted or is in progress (pg_xact_status): the outcome of one whose commit a
+-- Ctrl-C cut off, its answer never read
+select pg_catalog.pg_xact_status(%s::xid8);
+
 -- bulk_ingest_batch --
 -- Store the staged batch as ingest_version would, one report per document in order
 select beliefdb.bulk_ingest_batch(%s, %s, %s);
