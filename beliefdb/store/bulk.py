@@ -122,33 +122,22 @@ def _stage(conn: psycopg.Connection[Any], docs: list[_Document], label: str | No
 
 
 def _write(db: Database, docs: list[_Document], options: SourceOptions) -> list[IngestReport]:
-    xid: str | None = None
     rows: list[Any] = []
+    committed = False
     try:
-        with db.transaction() as c:
-            xid = str(c.execute(Q.transaction_id).fetchone()[0])  # type: ignore[index]
+        with interrupted.transaction(db, stored=len(docs)) as c:
             _stage(c, docs, options.version_label)
             rows = c.execute(Q.bulk_ingest_batch, (options.origin, options.authority, options.provenance)).fetchall()
+        committed = True
         return [d.ready.told(ingest_report(row[0], d.path), row[0].get("forgotten"))
                 for d, row in zip(docs, rows, strict=True)]
     except KeyboardInterrupt as exc:  # (Ctrl-C once the batch committed, or while it did: its documents are stored)
-        if rows and xid is not None and _committed(db, xid):
-            at = interrupted.left(exc)
-            at.stored, at.unembedded = len(docs), sum(len(row[0]["accepted"]) for row in rows)
+        at = interrupted.left(exc)
+        if committed:
+            at.stored = len(docs)
+        if at.stored:
+            at.unembedded = sum(len(row[0]["accepted"]) for row in rows)
         raise
-
-
-def _committed(db: Database, xid: str) -> bool:
-    """Whether transaction ``xid`` committed: a Ctrl-C that cut off its commit left the outcome unread (it may have
-    committed on the server all the same: "160 of 200 documents stored" was said of 170). Waits out a commit
-    still under way, a second at most; unknown (the server gone) is not committed."""
-    deadline = time.monotonic() + 1
-    try:
-        while (status := db.scalar(Q.transaction_status, (xid,))) == "in progress" and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return bool(status == "committed")
-    except errors.BeliefDBError:
-        return False
 
 
 def _batches(todo: list[tuple[str, Path | str]], size: int) -> Iterator[list[tuple[str, Path | str]]]:

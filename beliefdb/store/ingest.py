@@ -218,7 +218,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     ready = prepare(text, options.name, candidates, extractor, turns=turns, read=read)
     args = (options.name, text, options.origin, options.authority, options.provenance,
             options.version_label, path, Jsonb(ready.fragments), Jsonb(ready.claims), Jsonb(ready.rejected))
-    with db.transaction(conn) as c:
+    with interrupted.transaction(db, conn, stored=0 if preview else 1) as c:  # (Ctrl-C in its commit: said)
         if preview:
             row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
