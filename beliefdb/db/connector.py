@@ -371,6 +371,14 @@ class Database:
             row = c.execute(query, params).fetchone()
             return row[0] if row else None
 
+    def transaction_status(self, xid: str) -> str | None:
+        """``pg_xact_status`` of transaction ``xid`` ('committed', 'aborted', 'in progress'; None: too old), read
+        on one of the pool's connections without processing expiries first (:meth:`transaction` does): asked while
+        a Ctrl-C is handled, it must not wait on the workspace's lock."""
+        with translated_errors(), self._pool.connection() as conn:
+            row = conn.execute(Q.transaction_status, (xid,)).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
     def close(self) -> None:
         self._pool.close()
 

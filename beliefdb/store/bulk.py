@@ -122,21 +122,20 @@ def _stage(conn: psycopg.Connection[Any], docs: list[_Document], label: str | No
 
 
 def _write(db: Database, docs: list[_Document], options: SourceOptions) -> list[IngestReport]:
-    rows: list[Any] = []
+    marks = interrupted.Left(stored=len(docs))
     committed = False
     try:
-        with interrupted.transaction(db, stored=len(docs)) as c:
+        with interrupted.transaction(db, marks=marks) as c:
             _stage(c, docs, options.version_label)
             rows = c.execute(Q.bulk_ingest_batch, (options.origin, options.authority, options.provenance)).fetchall()
+            marks.unembedded = sum(len(row[0]["accepted"]) for row in rows)
         committed = True
         return [d.ready.told(ingest_report(row[0], d.path), row[0].get("forgotten"))
                 for d, row in zip(docs, rows, strict=True)]
     except KeyboardInterrupt as exc:  # (Ctrl-C once the batch committed, or while it did: its documents are stored)
-        at = interrupted.left(exc)
         if committed:
-            at.stored = len(docs)
-        if at.stored:
-            at.unembedded = sum(len(row[0]["accepted"]) for row in rows)
+            at = interrupted.left(exc)
+            at.stored, at.unembedded = marks.stored, marks.unembedded
         raise
 
 

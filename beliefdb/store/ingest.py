@@ -218,7 +218,8 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     ready = prepare(text, options.name, candidates, extractor, turns=turns, read=read)
     args = (options.name, text, options.origin, options.authority, options.provenance,
             options.version_label, path, Jsonb(ready.fragments), Jsonb(ready.claims), Jsonb(ready.rejected))
-    with interrupted.transaction(db, conn, stored=0 if preview else 1) as c:  # (Ctrl-C in its commit: said)
+    marks = interrupted.Left(stored=0 if preview else 1)  # (a Ctrl-C in its commit: said when it committed)
+    with interrupted.transaction(db, conn, marks=marks) as c:
         if preview:
             row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
@@ -231,6 +232,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
             row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
         report = ready.told(ingest_report(row[0], path), row[0].get("forgotten"))
+        marks.unembedded = len(report.accepted) if embed else 0
     try:
         deferred = embed_accepted(db, report, embed, conn)
     except KeyboardInterrupt as exc:  # (Ctrl-C once it committed: the text is stored)

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from beliefdb import errors
 from beliefdb.db.queries import Q
 from beliefdb.errors import spelled
 
@@ -66,34 +65,35 @@ def rest(stored: int, total: int) -> str:
 
 @contextmanager
 def transaction(db: Database, conn: psycopg.Connection[Any] | None = None, *,
-                stored: int) -> Iterator[psycopg.Connection[Any]]:
-    """``db.transaction(conn)``, marking a Ctrl-C that cut off its commit with ``stored`` (:func:`left`) when the
-    transaction committed all the same: the outcome of a commit under way is never read then, and the server
-    may have committed it ("160 of 200 documents stored" was said of 170). Asked of the server by the
-    transaction's id (``pg_xact_status``). In the caller's transaction (``conn``), nothing is marked: the
-    caller commits."""
+                marks: Left) -> Iterator[psycopg.Connection[Any]]:
+    """``db.transaction(conn)``, marking a Ctrl-C that cut off its commit with ``marks`` (what it stores, filled
+    in by the body: :func:`left`) when the transaction committed all the same: the outcome of a commit under way
+    is never read then, and the server may have committed it ("160 of 200 documents stored" was said of 170).
+    Asked of the server by the transaction's id (``pg_xact_status``). In the caller's transaction (``conn``), or
+    when it stores nothing (a preview), nothing is marked."""
     xid: str | None = None
     body_done = False
     try:
         with db.transaction(conn) as c:
-            if conn is None:
+            if conn is None and marks.stored:
                 row = c.execute(Q.transaction_id).fetchone()
                 xid = None if row is None else str(row[0])
             yield c
             body_done = True
     except KeyboardInterrupt as exc:
         if body_done and xid is not None and _committed(db, xid):
-            left(exc).stored = stored
+            at = left(exc)
+            at.stored, at.unembedded = marks.stored, marks.unembedded
         raise
 
 
 def _committed(db: Database, xid: str) -> bool:
     """Whether transaction ``xid`` committed, waiting out a commit still under way (a second at most); unknown
-    (the server gone) is not committed."""
+    (the server gone, any error: the Ctrl-C stays what is raised) is not committed."""
     deadline = time.monotonic() + 1
     try:
-        while (status := db.scalar(Q.transaction_status, (xid,))) == "in progress" and time.monotonic() < deadline:
+        while (status := db.transaction_status(xid)) == "in progress" and time.monotonic() < deadline:
             time.sleep(0.02)
-    except errors.BeliefDBError:
+    except Exception:
         return False
-    return bool(status == "committed")
+    return status == "committed"
