@@ -27,7 +27,7 @@ def _versions(db_url: str) -> int:
 def _cut_second_write(monkeypatch: pytest.MonkeyPatch, committed: bool) -> None:
     """Ctrl-C in the second transaction that writes: before its commit, or once it committed (its answer never
     read, as when the interrupt arrives while the server commits)."""
-    writes = {"n": 0}
+    writes: list[None] = []
     transaction = Database.transaction
 
     @contextmanager
@@ -35,8 +35,9 @@ def _cut_second_write(monkeypatch: pytest.MonkeyPatch, committed: bool) -> None:
         with transaction(self, conn) as c:
             yield c
             row = c.execute("select pg_current_xact_id_if_assigned() is not null").fetchone()
-            second = conn is None and row is not None and row[0] and (writes.update(n=writes["n"] + 1) or True) \
-                and writes["n"] == 2
+            if conn is None and row is not None and row[0]:
+                writes.append(None)
+            second = len(writes) == 2 and conn is None and row is not None and bool(row[0])
             if second and not committed:
                 raise KeyboardInterrupt  # (the transaction rolls back)
         if second and committed:

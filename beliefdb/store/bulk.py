@@ -134,8 +134,7 @@ def _write(db: Database, docs: list[_Document], options: SourceOptions) -> list[
                 for d, row in zip(docs, rows, strict=True)]
     except KeyboardInterrupt as exc:  # (Ctrl-C once the batch committed, or while it did: its documents are stored)
         if committed:
-            at = interrupted.left(exc)
-            at.stored, at.unembedded = marks.stored, marks.unembedded
+            interrupted.mark(exc, marks)
         raise
 
 

@@ -43,6 +43,12 @@ def left(exc: BaseException) -> Left:
     return found
 
 
+def mark(exc: BaseException, marks: Left) -> None:
+    """Mark ``exc`` with what a step whose transaction committed stored (``marks``)."""
+    at = left(exc)
+    at.stored, at.unembedded = marks.stored, marks.unembedded
+
+
 def counted(count: int, word: str) -> str:
     """``1 belief``, ``2,200 beliefs``."""
     return f"{count:,} {word}{'' if count == 1 else 's'}"
@@ -82,8 +88,7 @@ def transaction(db: Database, conn: psycopg.Connection[Any] | None = None, *,
             body_done = True
     except KeyboardInterrupt as exc:
         if body_done and xid is not None and _committed(db, xid):
-            at = left(exc)
-            at.stored, at.unembedded = marks.stored, marks.unembedded
+            mark(exc, marks)
         raise
 
 
