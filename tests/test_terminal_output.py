@@ -155,16 +155,20 @@ def test_cleaned_copies_what_holds_controls_and_keeps_the_rest() -> None:
     assert list(terminal.cleaned(iter([VALUE, 3]))) == [" [8m", 3]
 
 
-@given(st.text())
-def test_plain_makes_each_control_a_space_and_keeps_every_other_character(text: str) -> None:
-    shown = terminal.plain(text)
-    assert len(shown) == len(text)
-    assert all(b == (" " if unicodedata.category(a) == "Cc" else a) for a, b in zip(text, shown, strict=True))
-
-
 #: what reorders or breaks a line without being a control character: the bidi embeddings, overrides and
 #: isolates (U+202E shows "evil.exe" as "exe.live") and the line and paragraph separators
 REORDERS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
+
+
+# (any text, with the characters that reorder a line drawn often: st.text() alone met U+2066 once in
+# thousands of runs, and the property then expected it kept)
+@given(st.text(st.one_of(st.characters(), st.sampled_from(REORDERS))))
+def test_plain_makes_each_control_a_space_and_keeps_every_other_character(text: str) -> None:
+    shown = terminal.plain(text)
+    assert len(shown) == len(text)
+    assert all(b == (" " if unicodedata.category(a) == "Cc" or a in REORDERS else a)
+               for a, b in zip(text, shown, strict=True))
+
 
 
 def test_bidi_controls_and_line_separators_are_spaces_too(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
