@@ -44,6 +44,20 @@ from beliefdb.db import migrate
 from beliefdb.db.server import EmbeddedServer
 
 
+def _compiled_package() -> None:
+    """beliefdb's modules compiled to bytecode where they lie, if not already: the suite starts Python
+    processes by the hundred (``beliefdb`` commands, servers, stdio clients), each importing the package,
+    and where the environment sets PYTHONDONTWRITEBYTECODE (as this machine's does) and the package is
+    a fresh checkout, none wrote the bytecode, so each compiled every module again (~0.3 s of CPU a
+    process). A package that cannot be written to is left as it is (compileall says nothing then)."""
+    import compileall
+
+    compileall.compile_dir(Path(beliefdb.__file__).parent, quiet=2)
+
+
+_compiled_package()
+
+
 def load_script(name: str, path: Path) -> ModuleType:
     """A script of the repository (scripts/, bench/) imported as module ``name``: a unique name, since
     bench/repair and bench/retrieval both have a run.py."""
