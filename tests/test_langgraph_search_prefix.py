@@ -6,10 +6,13 @@ those under the prefix afterwards: with hundreds of closer beliefs elsewhere, no
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
+from conftest import seeded_proc, url_of
+from pytest_postgresql import factories
 
 import beliefdb
 from beliefdb import errors
@@ -20,14 +23,28 @@ OTHERS = 400
 NEARER = 2400
 
 
-def _crowd(db: beliefdb.BeliefDB) -> None:
+def _crowd(url: str) -> None:
     """Beliefs elsewhere that the question matches better than the shop's own: one a document."""
     docs = [(f"catalog/{n}.md", f"The limit of widget X model {n} is {n} units.\n") for n in range(OTHERS)]
-    db.bulk_ingest(*docs, authority="official")
+    with beliefdb.connect(url) as db:
+        db.bulk_ingest(*docs, authority="official")
 
 
-def test_a_search_with_a_query_finds_the_items_of_its_prefix(bdb: beliefdb.BeliefDB) -> None:
-    _crowd(bdb)
+# The crowd, embedded (most of its tests' time), is written once into a template that its two tests, side by side
+# (so that xdist's split keeps them on one worker), clone; the other tests here start from an empty database
+crowd_proc = seeded_proc(_crowd)
+crowd_postgresql = factories.postgresql("crowd_proc")
+
+
+@pytest.fixture
+def crowd(crowd_postgresql: psycopg.Connection[Any]) -> Iterator[beliefdb.BeliefDB]:
+    """The library API on a fresh database holding the crowd."""
+    with beliefdb.connect(url_of(crowd_postgresql)) as db:
+        yield db
+
+
+def test_a_search_with_a_query_finds_the_items_of_its_prefix(crowd: beliefdb.BeliefDB) -> None:
+    bdb = crowd
     assert len(bdb.beliefs()) >= OTHERS
     store = BeliefStore(bdb)
     store.put(("shop",), "widget_limit", {"value": 12, "quote": "at most 12 widgets per order", "source": "shop/1",
@@ -42,18 +59,8 @@ def test_a_search_with_a_query_finds_the_items_of_its_prefix(bdb: beliefdb.Belie
     assert store.search(("nobody",), query="limit of widget X") == []
 
 
-@pytest.mark.parametrize("prefix", [("shop",), ("shop", "eu")])
-def test_a_prefix_search_keeps_to_subjects_under_the_prefix(bdb: beliefdb.BeliefDB, prefix: tuple[str, ...]) -> None:
-    store = BeliefStore(bdb)
-    for ns, turn in ((("shop",), 1), (("shop", "eu"), 2), (("shopping",), 3), (("shop_eu",), 4)):
-        store.put(ns, "order_cap", {"value": turn, "quote": f"cap {turn}", "source": f"s/{turn}",
-                                    "text": f"The widget cap {turn} per order."})
-    found = {i.namespace for i in store.search(prefix, query="widget cap per order", limit=10)}
-    assert found == {("shop",), ("shop", "eu")} if prefix == ("shop",) else found == {("shop", "eu")}
-
-
-def test_ask_of_subjects_ranks_those_subjects_only(bdb: beliefdb.BeliefDB) -> None:
-    _crowd(bdb)
+def test_ask_of_subjects_ranks_those_subjects_only(crowd: beliefdb.BeliefDB) -> None:
+    bdb = crowd
     store = BeliefStore(bdb)
     store.put(("shop",), "widget_limit", {"value": 12, "quote": "at most 12 widgets per order", "source": "shop/1",
                                           "text": "Shop: at most 12 widgets per order."})
@@ -69,6 +76,16 @@ def test_ask_of_subjects_ranks_those_subjects_only(bdb: beliefdb.BeliefDB) -> No
     for wrong in ("shop", [1], ["sh\ud800op"]):
         with pytest.raises(errors.InvalidInput, match=r"^subjects="):
             bdb.ask("limit of widget X", subjects=wrong)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("prefix", [("shop",), ("shop", "eu")])
+def test_a_prefix_search_keeps_to_subjects_under_the_prefix(bdb: beliefdb.BeliefDB, prefix: tuple[str, ...]) -> None:
+    store = BeliefStore(bdb)
+    for ns, turn in ((("shop",), 1), (("shop", "eu"), 2), (("shopping",), 3), (("shop_eu",), 4)):
+        store.put(ns, "order_cap", {"value": turn, "quote": f"cap {turn}", "source": f"s/{turn}",
+                                    "text": f"The widget cap {turn} per order."})
+    found = {i.namespace for i in store.search(prefix, query="widget cap per order", limit=10)}
+    assert found == {("shop",), ("shop", "eu")} if prefix == ("shop",) else found == {("shop", "eu")}
 
 
 @pytest.mark.slow
