@@ -93,8 +93,7 @@ def test_recall_of_subjects_finds_their_vectors_however_many_others_are_nearer(
         bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     """A search by the vector index filtered by subject stops at the index's scan limits, or where its graph
     leads no further: a subject whose vector is the farthest from the question, behind 2,400 nearer ones,
-    was not found. The vectors of the subjects asked about, when few,
-    are searched exactly."""
+    was not found. The vectors of the subjects asked about, when few, are searched exactly."""
     lines = "".join(f"Item {n} colour: red\n" for n in range(NEARER)) + "Target colour: blue\n"
     bdb.bulk_ingest(("items.md", lines), embed=False)
     near = "[" + ",".join(["1"] * 384) + "]"
