@@ -168,9 +168,11 @@ def test_start_stop_restart_keeps_the_data(homes: Callable[[str], Path], tmp_pat
     assert json.loads(sh(home, "db", "start", "--json").stdout) == {"running": True, "url": url}
 
 
-def test_restart_within_one_process(cli_without_db: Cli, homes: Callable[[str], Path], tmp_path: Path) -> None:
-    """start -> stop -> start in the same Python process (an agent using the library, or CliRunner)."""
-    home = homes("h")
+def test_restart_within_one_process(cli_without_db: Cli, homes: Callable[[str], Path],
+                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    """start -> stop -> start in the same Python process (an agent using the library, or CliRunner), of a
+    home started before (a new one's first start is the test above's)."""
+    home = initialised_home(homes("h"), tmp_path_factory).home
     url = cli_without_db.json("db", "start", env=at(home))["url"]
     assert cli_without_db.json("db", "stop", env=at(home)) == {"stopped": True}
     assert status_json(cli_without_db, home)["running"] is False
@@ -179,8 +181,10 @@ def test_restart_within_one_process(cli_without_db: Cli, homes: Callable[[str], 
     cli_without_db("beliefs", "--json", env=at(home))
 
 
-def test_two_homes_side_by_side(cli_without_db: Cli, homes: Callable[[str], Path], tmp_path: Path) -> None:
-    one, two = homes("h1"), homes("h2")
+def test_two_homes_side_by_side(cli_without_db: Cli, homes: Callable[[str], Path], tmp_path: Path,
+                                tmp_path_factory: pytest.TempPathFactory) -> None:
+    # (homes started before: a new one's first start is test_start_stop_restart_keeps_the_data's)
+    one, two = (initialised_home(homes(name), tmp_path_factory).home for name in ("h1", "h2"))
     url1 = cli_without_db.json("db", "start", env=at(one))["url"]
     url2 = cli_without_db.json("db", "start", env=at(two))["url"]
     assert url1 != url2

@@ -5,6 +5,7 @@ the last lines of its log only (the log is never rotated: hundreds of lines)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -13,8 +14,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import psycopg
 import pytest
+from test_embedded import initialised_home
 
 from beliefdb.db.server import LOG_LINES, EmbeddedServer, _embedded_postgres
 
@@ -32,10 +35,9 @@ def _beliefdb(home: Path, *args: str) -> subprocess.Popen[str]:
 
 
 @pytest.fixture
-def crashed(tmp_path: Path) -> Iterator[EmbeddedServer]:
+def crashed(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
     """A home whose server crashed (``pg_ctl stop -m immediate``) with WAL to replay; stopped at the end."""
-    home = tmp_path / "home"
-    server = EmbeddedServer(home)
+    server = initialised_home(tmp_path / "home", tmp_path_factory)
     url = server.start()
     try:
         with psycopg.connect(url, autocommit=True) as conn:
@@ -50,7 +52,9 @@ def crashed(tmp_path: Path) -> Iterator[EmbeddedServer]:
 
 def _stop_while_starting(pgdata: Path, seconds: float = 30.0) -> int:
     """Catch the postmaster of a start while it recovers (postmaster.pid says 'starting') and stop it there
-    (SIGSTOP): a recovery as long as the test likes. Its pid."""
+    (SIGSTOP): a recovery as long as the test likes. Its pid. It is held once its startup process runs: that
+    one goes on with the recovery's work (the fsync of the data dir, the replay, the checkpoint: seconds after
+    a crash with dirty pages) while the postmaster is held, and the postmaster, let go, is ready at once."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
@@ -60,19 +64,50 @@ def _stop_while_starting(pgdata: Path, seconds: float = 30.0) -> int:
         if len(lines) >= 8 and lines[7].strip() == "starting":
             pid = int(lines[0])
             os.kill(pid, signal.SIGSTOP)
-            if (pgdata / "postmaster.pid").read_text().splitlines()[7].strip() == "starting":
+            if (pgdata / "postmaster.pid").read_text().splitlines()[7].strip() != "starting":
+                os.kill(pid, signal.SIGCONT)
+                pytest.fail("the recovery ended before it could be held: give it more WAL to replay")
+            if _recovering(pid):
                 return pid
-            os.kill(pid, signal.SIGCONT)
-            pytest.fail("the recovery ended before it could be held: give it more WAL to replay")
+            os.kill(pid, signal.SIGCONT)  # (its startup process is not forked, or not named, yet)
         time.sleep(0.002)
     raise AssertionError("no server started")
+
+
+def _recovering(postmaster: int) -> bool:
+    """Whether the postmaster ``postmaster`` has its startup process (the one that recovers)."""
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process(postmaster).children():
+            with contextlib.suppress(psutil.Error):
+                if " startup" in " ".join(child.cmdline()):
+                    return True
+    return False
+
+
+def _pg_ctl_of(process: subprocess.Popen[str]) -> psutil.Process:
+    """The pg_ctl that ``process`` runs (the wheel's ``pg_ctl -w start``)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            for child in psutil.Process(process.pid).children(recursive=True):
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    if child.name() == "pg_ctl":
+                        return child
+        time.sleep(0.01)
+    raise AssertionError("no pg_ctl started")
 
 
 def test_db_start_waits_for_a_recovery_longer_than_the_wheels_10_s(crashed: EmbeddedServer) -> None:
     start = _beliefdb(crashed.home, "db", "start")
     try:
         postmaster = _stop_while_starting(crashed.pgdata)
-        time.sleep(12)  # (past the wheel's 10 s for pg_ctl)
+        # the recovery lasts until the wheel has given up on its pg_ctl (it ends it after 10 s: it cannot
+        # see the server ready while the postmaster is held), and no longer than that
+        pg_ctl = _pg_ctl_of(start)
+        since = pg_ctl.create_time()
+        with contextlib.suppress(psutil.NoSuchProcess):
+            pg_ctl.wait(timeout=30)
+        assert time.time() - since >= 10, "pg_ctl ended before the wheel's 10 s"
         os.kill(postmaster, signal.SIGCONT)
         out, err = start.communicate(timeout=120)
     finally:
@@ -84,11 +119,10 @@ def test_db_start_waits_for_a_recovery_longer_than_the_wheels_10_s(crashed: Embe
     assert crashed.status().running
 
 
-def test_a_start_that_fails_says_the_last_lines_of_its_log(tmp_path: Path) -> None:
+def test_a_start_that_fails_says_the_last_lines_of_its_log(tmp_path: Path,
+                                                            tmp_path_factory: pytest.TempPathFactory) -> None:
     home = tmp_path / "home"
-    server = EmbeddedServer(home)
-    server.start()
-    server.stop()
+    server = initialised_home(home, tmp_path_factory)  # (a home started before, stopped)
     with open(server.pgdata / "log", "a") as log:  # (the log of many earlier starts: it is never rotated)
         log.writelines(f"an earlier line {i}\n" for i in range(500))
     with open(server.pgdata / "postgresql.conf", "a") as conf:
