@@ -328,8 +328,7 @@ def test_json_shortens_a_huge_skipped_sentence_and_says_how_long_it_was(cli: Any
     in JSON (CLI, HTTP, MCP) with its full length; its start and end still name the whole span, and the
     library's report keeps the quote whole (text[start:end] == quote)."""
     # 30,000 characters: past the stdout bound below, so a quote kept whole fails it as the 3 MB line did (the
-    # cut is at 500 whatever the length; a 3 MB line took ~12 s or more to ingest: beliefdb._slices joins a
-    # span's 255-character pieces one concatenation at a time, quadratic in one span's length)
+    # cut is at 500 whatever the length)
     huge = "word " * 6_000
     doc = tmp_path / "big.md"
     doc.write_text(f"# Big\nThe window is 30 days.\n{huge}\n", encoding="utf-8")
