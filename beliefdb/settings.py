@@ -35,8 +35,8 @@ MASK: Final = "********"
 MAX_RETRIES: Final = 20
 #: the ``BELIEFDB_*`` variables that are no settings of the package: knobs of its test suite (README, "Tests"),
 #: which only its tests read; :func:`unknown_variables` leaves them alone
-NOT_SETTINGS: Final = frozenset({"BELIEFDB_KILL_SEED", "BELIEFDB_MODEL_EXAMPLES", "BELIEFDB_MODEL_PROFILE",
-                                 "BELIEFDB_REGRESS_UPDATE"})
+NOT_SETTINGS: Final = frozenset({"BELIEFDB_HTTP_EXAMPLES", "BELIEFDB_KILL_SEED", "BELIEFDB_MODEL_EXAMPLES",
+                                 "BELIEFDB_MODEL_PROFILE", "BELIEFDB_REGRESS_UPDATE"})
 #: why a URL with a user part does not parse, instead of urlsplit's words (which quote its password)
 _ENCODE: Final = ("its user part, host or port does not parse; a '/', '?', '#' or '@' in a user name or password"
                   " must be percent-encoded: %2F, %3F, %23, %40")

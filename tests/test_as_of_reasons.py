@@ -38,12 +38,15 @@ def at(db_url: str, day: int, workspace: str = "default", max_size: int = 4) -> 
     return beliefdb.connect(url_at(db_url, moment(day).isoformat()), workspace=workspace, max_size=max_size)
 
 
-def clock(db: beliefdb.BeliefDB, day: int) -> None:
+def clock(db: beliefdb.BeliefDB, day: int) -> int:
     """Fix the clock of ``db``'s one connection at ``day`` (``beliefdb.now``, the setting :func:`at` gives a new
     connection): one session for a whole plan instead of a new one per step, a sixth of an example's time."""
     assert db.database.max_size == 1  # (every call of the library on the connection whose clock is set here)
     with db.database.transaction() as c:
-        c.execute("select pg_catalog.set_config('beliefdb.now', %s, false)", (moment(day).isoformat(),))
+        row = c.execute("select pg_catalog.set_config('beliefdb.now', %s, false) is not null,"
+                        " pg_catalog.pg_backend_pid()", (moment(day).isoformat(),)).fetchone()
+    assert row is not None
+    return int(row[1])  # (the session's: a connection the pool replaced would have the URL's clock, day 1)
 
 
 def believed(db: beliefdb.BeliefDB, day: int | None = None) -> dict[uuid.UUID, str]:
@@ -224,6 +227,8 @@ class History:
                 else:
                     db.retract(fragment=target, undo=step[2], reason="step")
                 (self.retracted.discard if step[2] else self.retracted.add)(target)
+        except beliefdb.errors.DatabaseUnavailable:
+            raise  # (one connection: a call that waited for another would be no step that did nothing)
         except beliefdb.errors.BeliefDBError:
             return False
         return True
@@ -247,11 +252,13 @@ def run(db_url: str, plan: list[tuple[Any, ...]]) -> list[bool]:
     current: list[dict[uuid.UUID, tuple[str, float]]] = []
     applied = []
     with at(db_url, 1, history.name, max_size=1) as db:
+        sessions = set()
         for day, step in enumerate(plan, start=1):
-            clock(db, day)
+            sessions.add(clock(db, day))
             applied.append(history.apply(db, step, day))
             current.append(history.now(db))
-        clock(db, len(plan) + 1)
+        sessions.add(clock(db, len(plan) + 1))
+        assert len(sessions) == 1, sessions  # (every step on the session whose clock was set)
         for day, was in enumerate(current, start=1):
             then = {b.id: (b.status, round(b.confidence, 5)) for b in db.beliefs(as_of=moment(day))}
             assert then == was, (day, plan)

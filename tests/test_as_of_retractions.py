@@ -272,17 +272,22 @@ def apply(db: beliefdb.BeliefDB, step: tuple[object, ...], believed: list[uuid.U
             if not believed:
                 return False
             db.retract(belief=believed[int(str(index)) % len(believed)], undo=bool(undo), reason="step")
+    except beliefdb.errors.DatabaseUnavailable:
+        raise  # (one connection: a call that waited for another would be no step that did nothing)
     except beliefdb.errors.BeliefDBError:
         return False
     return True
 
 
-def clock(db: beliefdb.BeliefDB, day: int) -> None:
+def clock(db: beliefdb.BeliefDB, day: int) -> int:
     """Fix the clock of ``db``'s one connection at ``day`` (``beliefdb.now``, the setting :func:`at` gives a new
     connection): one session for a whole plan instead of a new one per step, a fifth of an example's time."""
     assert db.database.max_size == 1  # (every call of the library on the connection whose clock is set here)
     with db.database.transaction() as c:
-        c.execute("select pg_catalog.set_config('beliefdb.now', %s, false)", (moment(day).isoformat(),))
+        row = c.execute("select pg_catalog.set_config('beliefdb.now', %s, false) is not null,"
+                        " pg_catalog.pg_backend_pid()", (moment(day).isoformat(),)).fetchone()
+    assert row is not None
+    return int(row[1])  # (the session's: a connection the pool replaced would have the URL's clock, day 1)
 
 
 def run(db_url: str, plan: list[tuple[object, ...]]) -> list[bool]:
@@ -296,8 +301,9 @@ def run(db_url: str, plan: list[tuple[object, ...]]) -> list[bool]:
     corrections: list[uuid.UUID] = []
     applied = []
     with at(db_url, 1, name, max_size=1) as db:
+        sessions = set()
         for day, step in enumerate(plan, start=1):
-            clock(db, day)
+            sessions.add(clock(db, day))
             applied.append(apply(db, step, believed, corrections, day))
             # what expired by this moment, processed as a writer would: a read with the clock fixed writes
             # nothing, so after a step that wrote nothing (refused) it still showed a rival whose valid time
@@ -307,7 +313,8 @@ def run(db_url: str, plan: list[tuple[object, ...]]) -> list[bool]:
             # every stored confidence brought to this moment: what as-of confidence must give back later
             db.decay()
             confident.append(confidences(db))
-        clock(db, len(plan) + 1)
+        sessions.add(clock(db, len(plan) + 1))
+        assert len(sessions) == 1, sessions  # (every step on the session whose clock was set)
         for day, was in enumerate(current, start=1):
             # (status and confidence then, read by one call as of that moment)
             then = db.beliefs(subject="product_alpha", as_of=moment(day))

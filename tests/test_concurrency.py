@@ -45,11 +45,6 @@ from tests import appliers
 # the hardening suite runs these too: racing appliers and killed clients (pytest -m robustness)
 pytestmark = pytest.mark.robustness
 
-# What the fork server imports before it forks a child: tests.appliers imports beliefdb, but ``import beliefdb``
-# loads nothing until one of its names is used (PEP 562), so each child imported the library (beliefdb.api: ~100
-# modules, ~1 s of CPU) at its first beliefdb.connect, 16 children at once in a race (on two busy cores they were
-# ready 40 s after they started). Set before the fork server starts (its first child: in this module's tests).
-appliers.context().set_forkserver_preload([appliers.__name__, "beliefdb.api"])
 
 @dataclass
 class Child:

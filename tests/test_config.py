@@ -318,7 +318,7 @@ def test_a_variable_that_is_no_setting_is_warned_of_on_stderr(cli_without_db: Cl
 
 def test_the_test_suites_own_variables_are_warned_of_by_no_one(cli_without_db: Cli) -> None:
     knobs = {"BELIEFDB_MODEL_EXAMPLES": "5", "BELIEFDB_MODEL_PROFILE": "long", "BELIEFDB_REGRESS_UPDATE": "0",
-             "BELIEFDB_KILL_SEED": "7"}
+             "BELIEFDB_KILL_SEED": "7", "BELIEFDB_HTTP_EXAMPLES": "3"}
     assert set(knobs) == settings.NOT_SETTINGS
     assert cli_without_db("config", "--json", env=knobs).stderr == ""
 

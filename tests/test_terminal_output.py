@@ -163,12 +163,11 @@ REORDERS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
 # (any text, with the characters that reorder a line drawn often: st.text() alone met U+2066 once in
 # thousands of runs, and the property then expected it kept)
 @given(st.text(st.one_of(st.characters(), st.sampled_from(REORDERS))))
-def test_plain_makes_each_control_a_space_and_keeps_every_other_character(text: str) -> None:
+def test_plain_makes_each_control_and_reordering_character_a_space_and_keeps_the_others(text: str) -> None:
     shown = terminal.plain(text)
     assert len(shown) == len(text)
     assert all(b == (" " if unicodedata.category(a) == "Cc" or a in REORDERS else a)
                for a, b in zip(text, shown, strict=True))
-
 
 
 def test_bidi_controls_and_line_separators_are_spaces_too(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
