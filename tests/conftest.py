@@ -186,6 +186,19 @@ def url_at(url: str, moment: str) -> str:
     return make_conninfo(url, options=f"-c beliefdb.now={moment.replace(' ', 'T')}")
 
 
+def set_clock(db: beliefdb.BeliefDB, moment: str) -> int:
+    """Fix beliefdb's clock at ``moment`` on the one connection of ``db`` (opened with ``max_size=1``): the
+    setting ``beliefdb.now`` that :func:`url_at` gives a new session, for a test that moves the clock step by
+    step in one session instead of opening one per step. The session's backend id: a connection the pool
+    replaced would have its URL's clock, so a test checks that every step ran on the same one."""
+    assert db.database.max_size == 1  # (every call of the library on the connection whose clock is set here)
+    with db.database.transaction() as c:
+        row = c.execute("select pg_catalog.set_config('beliefdb.now', %s, false) is not null,"
+                        " pg_catalog.pg_backend_pid()", (moment,)).fetchone()
+    assert row is not None
+    return int(row[1])
+
+
 @pytest.fixture
 def db_url(postgresql: psycopg.Connection[Any]) -> str:
     """URL of this test's fresh, migrated database."""

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import hypothesis.strategies as st
 import psycopg
 import pytest
-from conftest import url_at
+from conftest import set_clock, url_at
 from hypothesis import HealthCheck, given, settings
 
 import beliefdb
@@ -280,14 +280,9 @@ def apply(db: beliefdb.BeliefDB, step: tuple[object, ...], believed: list[uuid.U
 
 
 def clock(db: beliefdb.BeliefDB, day: int) -> int:
-    """Fix the clock of ``db``'s one connection at ``day`` (``beliefdb.now``, the setting :func:`at` gives a new
-    connection): one session for a whole plan instead of a new one per step, a fifth of an example's time."""
-    assert db.database.max_size == 1  # (every call of the library on the connection whose clock is set here)
-    with db.database.transaction() as c:
-        row = c.execute("select pg_catalog.set_config('beliefdb.now', %s, false) is not null,"
-                        " pg_catalog.pg_backend_pid()", (moment(day).isoformat(),)).fetchone()
-    assert row is not None
-    return int(row[1])  # (the session's: a connection the pool replaced would have the URL's clock, day 1)
+    """Fix the clock of ``db``'s one connection at ``day`` (conftest's set_clock): one session for a whole plan
+    instead of a new one per step, a fifth of an example's time. The session's backend id."""
+    return set_clock(db, moment(day).isoformat())
 
 
 def run(db_url: str, plan: list[tuple[object, ...]]) -> list[bool]:
