@@ -166,7 +166,8 @@ def _extension_refused(file: Path, listing: str, user: str, said: str) -> errors
             found = re.search(r"WITH SCHEMA (\S+);", _run("pg_restore", "-L", str(Path(folder) / "extension.list"),
                                                           "-f", "-", str(file)))
             schema = found.group(1) if found else None
-    made = (f"\"create schema {schema} authorization {user}; create extension {extension} schema {schema}\""
+    made = (f"\"create schema if not exists {schema} authorization {user}; create extension {extension} schema"
+             f" {schema}\""
             if schema else f"\"create extension {extension}\"")
     friendly = "pgvector" if extension == "vector" else extension
     return errors.ExtensionConflict(
