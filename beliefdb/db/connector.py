@@ -320,8 +320,12 @@ class Database:
         return str(row[0]), name, info, nested, conn
 
     @contextmanager
-    def transaction(self, conn: psycopg.Connection[Any] | None = None) -> Iterator[psycopg.Connection[Any]]:
-        """One transaction; with ``conn``, a savepoint inside the caller's transaction.
+    def transaction(self, conn: psycopg.Connection[Any] | None = None, *,
+                    snapshot: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        """One transaction; with ``conn``, a savepoint inside the caller's transaction. ``snapshot``: every
+        statement of it reads the same snapshot (repeatable read), for a read of several statements, each
+        reading rows the one before found (at read committed a forget committed in between deleted a
+        belief ask had found, and ask failed with unknown_belief).
 
         Each transaction first processes what expired since the last change (``beliefdb.expire_before_read``,
         rule 16: an index probe when nothing did), so no reader sees a belief current past its
@@ -346,10 +350,13 @@ class Database:
                         "another writer holds this workspace, and beliefs whose valid time has ended must stop"
                         " being current before anything is read or written: gave up waiting after"
                         f" {timeouts.named('lock_timeout')}; nothing was changed: try again") from exc
-                if locked is None or not locked[0]:
+                if (locked is None or not locked[0]) and not snapshot:
                     yield conn
                     return
+            # (a snapshot's level is set before its first statement: expire_first is that one otherwise)
             with conn.transaction():
+                if snapshot:
+                    conn.execute(Q.repeatable_read)
                 yield conn
 
     def fetch_all(self, cls: Callable[..., Any], query: LiteralString, params: Any = None,

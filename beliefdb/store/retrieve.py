@@ -250,7 +250,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         as_of = check_moment(as_of, "as_of")
     subjects = subjects_of(subjects)
     try:
-        with db.transaction() as c:
+        with db.transaction(snapshot=True) as c:
             vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)
             rows: list[Recalled] = _reads(c, (Recalled, Q.recall,
                 {"q": question, "v": Vector(vector) if vector is not None else None, "model": model, "k": k,
@@ -342,7 +342,7 @@ def answers(db: Database, *, subject: str | None = None, attribute: str | None =
     score 1, no similarity, matched by nothing."""
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
-    with db.transaction() as c:
+    with db.transaction(snapshot=True) as c:
         found = list_beliefs(db, subject=subject, attribute=attribute, ids=ids, as_of=as_of,
                              include_fixtures=include_fixtures, exact_subject=exact_subject, conn=c)
         low = float(db.scalar(Q.low_confidence_threshold, None, c))
