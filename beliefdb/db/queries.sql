@@ -400,6 +400,10 @@ select * from beliefdb.expire();
 -- Process what expired since the last change (rule 16), before a transaction's own work (nothing when the session fixed its clock: a read writes nothing, rule 13): whether that took the workspace's write lock (it did when something had expired)
 select beliefdb.expire_before_read();
 
+-- bound_workspace_exists --
+-- Whether the workspace this session is bound to still exists (a memory opened before it was deleted reads nothing)
+select exists (select from beliefdb.workspace w where w.id = beliefdb.current_workspace_id());
+
 -- repeatable_read --
 -- This transaction reads one snapshot, taken at its first query (the first statement of a transaction)
 set transaction isolation level repeatable read;

@@ -9,6 +9,7 @@ import re
 from typing import LiteralString
 from uuid import UUID
 
+import psycopg
 from psycopg.rows import class_row
 
 from beliefdb import errors
@@ -31,7 +32,10 @@ def create_workspace(url: str, name: str, principal: str | None = None) -> Works
         if conn.execute(Q.workspace_exists, (name,)).fetchone():
             raise errors.IntegrityViolation(f"workspace '{name}' already exists")
         with conn.cursor(row_factory=class_row(Workspace)) as cur:
-            cur.execute(Q.create_workspace, (name,))
+            try:
+                cur.execute(Q.create_workspace, (name,))
+            except psycopg.errors.UniqueViolation as exc:  # (made by another session since the check above)
+                raise errors.IntegrityViolation(f"workspace '{name}' already exists") from exc
             created = cur.fetchone()
     assert created is not None
     return created

@@ -580,6 +580,12 @@ declare
 begin
     perform from beliefdb.audit_head h where h.workspace_id = v_ws for update;
     if not found then
+        -- (a memory opened on a workspace deleted since, or deleted and made again under its name: a
+        -- new id, which the memory does not follow, said "no workspace bound")
+        if v_ws is not null and not exists (select from beliefdb.workspace w where w.id = v_ws) then
+            raise exception 'workspace % no longer exists (it was deleted): nothing was written', v_ws
+                using errcode = 'BD003', hint = 'open a memory on an existing workspace (beliefdb workspace list)';
+        end if;
         raise exception 'no workspace bound (set beliefdb.workspace_id), or the workspace has no audit chain'
             using errcode = 'BD003';
     end if;
