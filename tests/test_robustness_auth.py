@@ -468,3 +468,32 @@ def test_the_rules_for_each_way_the_wheel_is_reached() -> None:
     assert methods(ident) == []
     hba, _ = hba_rules(socket=False, os_users=["runner"])
     assert methods(hba) == [("host", "all", "postgres", "127.0.0.1/32", "trust"), *everyone_else]
+
+
+@pytest.mark.slow
+def test_dropping_an_agent_in_a_copy_leaves_the_role_of_the_database_it_was_made_for(
+        cli: Cli, db_url: str, agents: Callable[[str], str], postgresql_proc: Any) -> None:
+    """A dump restored into the same server brings the agents' bindings; their roles are the cluster's, made
+    for the database dumped. `agent drop` in the copy dropped the role, so the original's agent could log
+    in no more (trial18). It now removes the binding here alone and says so; the original's agent works."""
+    made = cli.json("agent", "create", agents("copied"), "-w", "default")
+    other = f"auth_{uuid.uuid4().hex[:12]}"
+    su(db_url, sql.SQL("create database {} template {}").format(
+        sql.Identifier(other), sql.Identifier(postgresql_proc.template_dbname)).as_string(None))
+    try:
+        copy = make_conninfo(db_url, dbname=other)
+        su(copy, "insert into beliefdb.agent_login (workspace_id, role_name)"  # (what the restored dump holds)
+                 " select id, %s from beliefdb.workspace where name = 'default'", (made["name"],))
+        listed = cli("agent", "list", "--db", copy).stdout
+        assert f"(role of database {conninfo_to_dict(db_url)['dbname']}: this one was restored" in listed
+        said = cli("agent", "drop", made["name"], "--db", copy).stdout
+        assert said.startswith(f"removed agent {made['name']} from this database; its role is database")
+        assert cli.json("agent", "list", "--db", copy) == []
+        with psycopg.connect(made["url"], autocommit=True) as conn:  # the original's agent still logs in there
+            assert conn.execute("select count(*) from beliefdb.belief").fetchone() == (0,)
+        assert [a["name"] for a in cli.json("agent", "list")] == [made["name"]]
+        events = su(copy, "select count(*) from beliefdb.audit_event where action = 'agent.drop'")
+        assert events == [(1,)]
+    finally:
+        su(db_url, sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(other)).as_string(None))
+    assert cli("agent", "drop", made["name"]).stdout.strip() == f"dropped agent {made['name']}"

@@ -53,6 +53,8 @@ def agent_create(
 def _line(agent: AgentLogin) -> str:
     workspace = agent.workspace if agent.workspace is not None else f"(deleted workspace {agent.workspace_id})"
     state = "" if agent.can_login else "\t(role dropped or altered by hand: cannot log in)"
+    if agent.role_of_database is not None:
+        state += f"\t(role of database {agent.role_of_database}: this one was restored from its dump)"
     return f"{agent.name}\t{workspace}\t{agent.created_at.isoformat()}{state}"
 
 
@@ -81,10 +83,18 @@ def agent_drop(
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
     """Drop an agent's login role: it can no longer log in, and its open sessions are ended. What it
-    wrote stays, under its name."""
+    wrote stays, under its name. In a copy restored from another database's dump into the same server,
+    whose agents' roles are that database's, only the binding here goes: the role is left to it."""
     with errors(as_json):
         dropped = api.drop_agent(name, url=db, home=home)
-    typer.echo(render.to_json(dropped) if as_json else f"dropped agent {dropped.name}")
+    if as_json:
+        typer.echo(render.to_json(dropped))
+    elif dropped.role_of_database is not None:
+        typer.echo(f"removed agent {dropped.name} from this database; its role is database"
+                   f" {dropped.role_of_database}'s (this one was restored from a dump of it) and was left as it is:"
+                   " drop it there")
+    else:
+        typer.echo(f"dropped agent {dropped.name}")
 
 
 def register(app: typer.Typer) -> None:

@@ -133,7 +133,8 @@ def drop_agent(url: str, name: str) -> AgentLogin:
     """Drop an agent's login role and its binding, with an ``agent.drop`` event in its workspace's audit
     chain (unless the workspace was deleted), and end the sessions it still has open (a session of a
     dropped role can no longer use beliefdb's schema either). Only a role made by :func:`create_agent`
-    may be dropped so.
+    may be dropped so. Where the role was made for another database (this one restored from its dump into
+    the same server), only the binding here goes (:func:`_unbound_only`): the role is that database's.
 
     First the role stops logging in (``nologin``, committed: none of its sessions can come back), then
     its sessions are ended, then the role and its binding go in one transaction. Ending another role's
@@ -144,6 +145,9 @@ def drop_agent(url: str, name: str) -> AgentLogin:
     refused: errors.PermissionDenied | None = None  # the schema's owner, refused the role: what it lacks
     try:
         with _owner_connection(url) as conn, translated_errors():
+            elsewhere = _unbound_only(conn, name)
+            if elsewhere is not None:
+                return elsewhere
             role: tuple[Any, ...] | None = None
             try:
                 with conn.transaction():
@@ -175,6 +179,21 @@ def drop_agent(url: str, name: str) -> AgentLogin:
         if exc is refused:
             raise
         raise _as_owner("dropping an agent's login", exc) from exc
+    return found[0]
+
+
+def _unbound_only(conn: psycopg.Connection[Any], name: str) -> AgentLogin | None:
+    """Where the agent's role was made for another database (this one a copy restored from a dump of that
+    one: its bindings came with the dump, the role is the cluster's), only its binding here goes, with an
+    ``agent.drop`` event: dropping the role took the other database's agent away too. None: not so."""
+    with conn.transaction():
+        found = _agent_logins(conn, name)
+        if found[0].role_of_database is None:
+            return None
+        conn.execute(Q.agent_login_delete, (name,))
+        for login in found:
+            if login.workspace is not None:
+                _audit(conn, login.workspace_id, "agent.drop", name)
     return found[0]
 
 
