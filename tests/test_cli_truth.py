@@ -514,3 +514,25 @@ def test_a_correction_preview_lists_no_ids_where_there_are_none() -> None:
     assert f"  flag 1 decision(s): {str(flagged)[:8]}" in text.splitlines()
     assert "  hold 0 action(s)" in text.splitlines()
     assert all(not line.endswith((":", ": ")) or line.endswith("would:") for line in text.splitlines()), text
+
+
+def test_a_correction_apply_says_what_its_preview_showed(cli: Cli, write_doc: Any) -> None:
+    """The apply's text said only 'superseded <id>' and 'flagged 0 decision(s), held 0 action(s)': not
+    that the current official 30 days stopped being current, as its preview had said (only --json had
+    it). Rule 7: the apply gives the preview's change report, each line said as done."""
+    doc = write_doc("p.md", "")
+    ids = {}
+    for n in (7, 15, 30):
+        doc.write_text(f"The return window is {n} days.\n", encoding="utf-8")
+        (accepted,) = cli.json("ingest", str(doc), "--source", "policy", "--authority", "official")["accepted"]
+        ids[n] = accepted["id"]
+    correct = ("correct", ids[7], "The return window is 20 days.", "--value", "20 days")
+    preview = cli(*correct, "--preview").stdout.splitlines()
+    revision = cli.json(*correct, "--preview")["revision"]
+    applied = cli(*correct, "--apply", "--expect-revision", str(revision), "--reviewer", "rita").stdout.splitlines()
+    assert f"  make 1 node(s) no longer current: {ids[30][:8]}" in preview
+    assert f"  made 1 node(s) no longer current: {ids[30][:8]}" in applied
+    # every line of the preview's report (between its head and 'apply with'), said as done, in order
+    done = {"flag": "flagged", "hold": "held", "leave": "left", "make": "made"}
+    said = [f"  {done[line.split()[0]]} {line.split(maxsplit=1)[1]}" for line in preview[1:-1]]
+    assert applied[:3] == [applied[0], applied[1], f"  superseded {ids[7][:8]}"] and applied[3:] == said

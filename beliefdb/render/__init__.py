@@ -20,24 +20,23 @@ from beliefdb.models import (
     AuditResult,
     Belief,
     Changes,
-    CorrectionPreview,
-    CorrectionResult,
     Decision,
     DerivedBelief,
     Evidence,
     Forgotten,
-    ImpactRow,
     NodeLabel,
     ReviewItem,
     ReviewResolution,
     Skipped,
     Why,
 )
+from beliefdb.render.corrections import correction_preview, correction_result, impact, impact_json
 from beliefdb.render.ids import short
 from beliefdb.render.ingest import ingest_report, not_embedded
 from beliefdb.render.terminal import JSON_CONTROLS, for_terminal
 
-__all__ = ["ingest_report", "short"]  # (re-exported: render.short and render.ingest_report are the callers' names)
+# (re-exported: these are the callers' names, render.short and render.ingest_report among them)
+__all__ = ["correction_preview", "correction_result", "impact", "impact_json", "ingest_report", "short"]
 
 
 #: a skipped sentence's quote in JSON is cut to this many characters (a 3 MB line was quoted whole)
@@ -221,76 +220,6 @@ def forgotten_json(f: Forgotten) -> dict[str, Any]:
     return {**jsonable(f), "fingerprint": f.fingerprint()}
 
 
-def impact_json(rows: list[ImpactRow]) -> dict[str, Any]:
-    """The dry run grouped by effect, as the CLI's --json prints it: ``stops_current`` is what stops being
-    current and still holds (superseded anew by what the change brings back, or by a correction's
-    replacement)."""
-    return {
-        "stops_holding": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "stops_holding"],
-        "stops_current": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "stops_current"],
-        "becomes_current": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "becomes_current"],
-        "flagged": [r.node for r in rows if r.effect == "flag"],
-        "held": [r.node for r in rows if r.effect == "hold"],
-        "still_supported": [{"decision": r.node, "by": r.detail.get("by", [])} for r in rows
-                            if r.effect == "survives"],
-    }
-
-
-@for_terminal
-def impact(rows: list[ImpactRow]) -> str:
-    grouped = impact_json(rows)
-    lines = [f"would stop holding: {len(grouped['stops_holding'])}"]
-    lines += [f"  - {x['kind']} {short(x['id'])}" for x in grouped["stops_holding"]]
-    # (what stops being current and still holds: superseded anew, or by a correction's replacement)
-    if grouped["stops_current"]:
-        lines.append(f"would stop being current (still holds): {len(grouped['stops_current'])}")
-        lines += [f"  - {x['kind']} {short(x['id'])}" for x in grouped["stops_current"]]
-    if grouped["becomes_current"]:
-        lines.append(f"would be current again: {len(grouped['becomes_current'])}")
-        lines += [f"  + {x['kind']} {short(x['id'])}" for x in grouped["becomes_current"]]
-    lines.append(f"decisions flagged (lost their last support): {len(grouped['flagged'])}")
-    lines += [f"  ! {short(r.node)} {r.detail.get('title', '')}" for r in rows if r.effect == "flag"]
-    lines.append(f"actions held: {len(grouped['held'])}")
-    lines += [f"  ‖ {short(r.node)} {r.detail.get('description', '')}" for r in rows if r.effect == "hold"]
-    lines.append(f"decisions that survive on other support: {len(grouped['still_supported'])}")
-    for r in rows:
-        if r.effect == "survives":
-            by = "; ".join(" + ".join(short(x) for x in group) for group in r.detail.get("by", []))
-            lines.append(f"  ✓ {short(r.node)} {r.detail.get('title', '')} — still supported by {by}")
-    return "\n".join(lines)
-
-
-@for_terminal
-def correction_preview(p: CorrectionPreview) -> str:
-    if p.proposed:
-        lines = [f"belief {p.belief} (revision {p.revision}) is owned by {p.owner}: applying proposes the correction",
-                 "  to them as a review item and changes nothing until they approve it. If they do, the",
-                 "  correction would:"]
-        if p.if_approved is None:  # (a session that cannot act as the owner cannot run the approval)
-            lines.append("    (only a session that may act as the owner can preview the approval)")
-        else:
-            lines += ["    " + line for line in impact(p.if_approved).splitlines()]
-        lines.append(f"propose with: --apply --expect-revision {p.revision}")
-        return "\n".join(lines)
-    def listed(ids: list[UUID]) -> str:
-        return (": " + ", ".join(short(x) for x in ids)) if ids else ""
-
-    lines = [f"correcting belief {p.belief} at revision {p.revision} would:",
-             f"  flag {len(p.would_flag)} decision(s)" + listed(p.would_flag),
-             f"  hold {len(p.would_hold)} action(s)" + listed(p.would_hold)]
-    for s in p.still_supported:
-        by = "; ".join(" + ".join(short(x) for x in group) for group in s.by)
-        lines.append(f"  leave decision {short(s.decision)} standing, supported by {by}")
-    if p.changes is not None:
-        lines.append(f"  make {len(p.changes.stopped_current)} node(s) no longer current"
-                     + listed(p.changes.stopped_current))
-        if p.changes.became_current:
-            lines.append(f"  make {len(p.changes.became_current)} node(s) current again: "
-                         + ", ".join(short(x) for x in p.changes.became_current))
-    lines.append(f"apply with: --apply --expect-revision {p.revision}")
-    return "\n".join(lines)
-
-
 @for_terminal
 def derived(r: DerivedBelief) -> str:
     """``derive``'s line: the belief and its status (and its world when that is not production history),
@@ -298,25 +227,6 @@ def derived(r: DerivedBelief) -> str:
     world = f" ({r.provenance}, not production history)" if r.provenance != "production" else ""
     return (f"belief {r.id} [{r.status}]{world}"
             + (f"\n{not_embedded(r.embedding_deferred)}" if r.embedding_deferred else ""))
-
-
-@for_terminal
-def correction_result(r: CorrectionResult) -> str:
-    if r.proposed:
-        again = " (already proposed)" if r.already_applied else ""
-        return "\n".join([
-            f"correction proposed{again}: review item {r.review_item}",
-            f"  the belief is owned by {r.owner}; it changes when its owner approves:"
-            f" beliefdb review approve {short(r.review_item) if r.review_item else ''}",
-        ])
-    head = "already applied (dependency check re-run)" if r.already_applied else "applied"
-    return "\n".join([
-        f"correction {r.correction}: {head}",
-        f"  replacement {r.replacement} (human_correction evidence: the reviewer's text)",
-        "  superseded " + ", ".join(short(x) for x in r.superseded),
-        f"  flagged {len(r.flagged)} decision(s), held {len(r.held)} action(s)",
-        *([not_embedded(r.embedding_deferred)] if r.embedding_deferred else []),
-    ])
 
 
 def _by_kind(ids: list[UUID], kinds: Mapping[UUID, str]) -> str:
