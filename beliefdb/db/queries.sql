@@ -244,13 +244,18 @@ select factor, detail, weight from beliefdb.confidence_factors(%s, %s);
 select factor, detail, weight from beliefdb.confidence_factors_at(%s, %s, %s);
 
 -- belief_history --
--- The supersessions and conflicts a belief took part in, by as_of (all when null)
-select new_belief, new_statement, new_value, old_belief, old_statement, old_value,
-       kind::text as kind, reason, at
-  from beliefdb.belief_history
- where (new_belief = %(id)s or old_belief = %(id)s)
-   and (%(as_of)s::timestamptz is null or at <= %(as_of)s)
- order by at;
+-- The supersessions and conflicts a belief took part in, by as_of (all when null), with when a supersession ended (by as_of) and whether each is in effect (now, or as of then): not ended, and its newer side holds (rule 3)
+select h.new_belief, h.new_statement, h.new_value, h.old_belief, h.old_statement, h.old_value,
+       h.kind::text as kind, h.reason, h.at,
+       case when %(as_of)s::timestamptz is null or h.ended <= %(as_of)s then h.ended end as ended,
+       case when %(as_of)s::timestamptz is null then h.ended is null and coalesce(n.holds, false)
+            else (h.ended is null or h.ended > %(as_of)s) and beliefdb.held_at(b, %(as_of)s) end as in_effect
+  from beliefdb.belief_history h
+  join beliefdb.belief b on b.workspace_id = h.workspace_id and b.id = h.new_belief
+  left join beliefdb.node n on n.workspace_id = h.workspace_id and n.id = h.new_belief
+ where (h.new_belief = %(id)s or h.old_belief = %(id)s)
+   and (%(as_of)s::timestamptz is null or h.at <= %(as_of)s)
+ order by h.at;
 
 -- belief_retractions --
 -- The retractions of a belief and of the fragments, versions and sources its evidence comes from (beliefdb.retraction_period), by as_of (all when null: a restoration after as_of is not shown), oldest first

@@ -94,6 +94,9 @@ class ConfidenceFactor:
 
 @dataclass(frozen=True)
 class HistoryEntry:
+    """A supersession (``new_belief`` replaced ``old_belief``) or a conflict a belief took part in, kept
+    as history once it no longer applies (rule 3)."""
+
     new_belief: UUID
     new_statement: str
     new_value: str
@@ -103,6 +106,11 @@ class HistoryEntry:
     kind: str
     reason: str
     at: datetime
+    #: when the supersession ended (rule 8 settled the pair the other way), None while it has not
+    ended: datetime | None = None
+    #: whether it applies: not ended, and ``new_belief`` holds (rule 3: one whose superseder stopped
+    #: holding replaces nothing, though it stays as history)
+    in_effect: bool = True
 
 
 

@@ -24,6 +24,7 @@ from beliefdb.models import (
     DerivedBelief,
     Evidence,
     Forgotten,
+    HistoryEntry,
     NodeLabel,
     ReviewItem,
     ReviewResolution,
@@ -115,6 +116,14 @@ def beliefs_table(rows: Iterable[Belief], *, with_status: bool = False) -> str:
     return "\n".join(lines) if lines else "(no beliefs)"
 
 
+def _in_effect(h: HistoryEntry, superseder: str) -> str:
+    """What ``why`` adds to a supersession that no longer applies (rule 3: it stays as history): when it
+    ended, or that its ``superseder`` (the newer belief) does not hold; nothing while it is in effect."""
+    if h.ended is not None:
+        return f"; ended at {h.ended.isoformat()}, no longer in effect"
+    return "" if h.in_effect else f"; not in effect: {superseder} does not hold"
+
+
 @for_terminal
 def why(w: Why) -> str:
     b = w.belief
@@ -151,10 +160,10 @@ def why(w: Why) -> str:
                      + (f"; restored at {r.restored_at.isoformat()}" if r.restored_at else ""))
     for h in w.replaced:
         lines.append(f"  replaced {short(h.old_belief)} \"{h.old_statement}\" ({h.old_value}) at {h.at.isoformat()}"
-                     f" — {h.reason}")
+                     f" — {h.reason}{_in_effect(h, 'this belief')}")
     for h in w.replaced_by:
         lines.append(f"  replaced by {short(h.new_belief)} \"{h.new_statement}\" ({h.new_value}) at"
-                     f" {h.at.isoformat()} — {h.reason}")
+                     f" {h.at.isoformat()} — {h.reason}{_in_effect(h, short(h.new_belief))}")
     for h in w.conflicts:
         other = h.old_belief if h.new_belief == b.id else h.new_belief
         other_value = h.old_value if h.new_belief == b.id else h.new_value
