@@ -6,6 +6,7 @@ remember_turn appending to a conversation."""
 from __future__ import annotations
 
 import json
+import unicodedata
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -254,6 +255,20 @@ def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
 def test_a_second_clause_is_read_as_a_sentence_of_its_own(sentence: str, first: tuple[str, str] | None,
                                                           second: tuple[str, str] | None) -> None:
     assert (self_statement(sentence), also_said(sentence)) == (first, second)
+
+
+def test_a_speaker_named_in_decomposed_letters_is_a_turn_of_their_own(bdb: beliefdb.BeliefDB) -> None:
+    """A name typed on macOS comes decomposed (NFD: "José" is "Jose" and a combining accent, which is no
+    word character): its line was read as more of the turn before, and the move to Porto was José's
+    first turn, said by the other José line, lost from what he said (lives_in stayed Lisbon)."""
+    nfd = unicodedata.normalize("NFD", "José")
+    assert nfd != "José"
+    text = f"José: I live in Lisbon.\n{nfd}: I moved to Porto.\n"
+    assert parse_transcript(text, "chat.md") == [Turn("José", "I live in Lisbon.", None),
+                                                 Turn(nfd, "I moved to Porto.", None)]
+    assert parse_transcript(f"**{nfd} Müller:** hi\n", "chat.md") == [Turn(f"{nfd} Müller", "hi", None)]
+    bdb.ingest_conversation(parse_transcript(text, "chat.md"), source="chat.md", embed=False)
+    assert [(b.attribute, b.value) for b in bdb.beliefs(subject="jose")] == [("lives_in", "Porto")]
 
 
 def test_a_turn_with_two_clauses_gives_both_claims_quoting_the_sentence(bdb: beliefdb.BeliefDB) -> None:

@@ -18,7 +18,10 @@ __all__ = ["SKIP_RE", "SPEAKER_LINE_RE", "SPOKEN", "common_words", "dialogue_spe
            "turns_hint"]
 
 # A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
-_SPEAKER: Final = r"[^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3}"
+# Combining marks too: a name typed on macOS comes decomposed (NFD: "José" is "Jose" and U+0301), which is no
+# \w, and its turn was read as more of the turn before it, its words said by the one who spoke before.
+_MARKS: Final = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_SPEAKER: Final = rf"[^\W\d_][\w{_MARKS}.'’-]*(?: [\w{_MARKS}.'’-]+){{0,3}}"
 SPEAKER_LINE_RE: Final = re.compile(
     rf"(?:[-*+]\s+)?(?:\[(?P<time>[^\]\n]{{1,64}})\]\s*)?"
     rf"(?:\*\*(?P<bold>{_SPEAKER})(?:[:：]\*\*|\*\*\s*[:：])|(?P<plain>{_SPEAKER})\s*[:：])"
