@@ -90,7 +90,9 @@ def decode_utf8(data: bytes, name: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise errors.InvalidInput(f"{name} line {line}: not valid UTF-8 (byte {exc.start})") from None
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise errors.InvalidInput(f"{name} line {line}: not valid UTF-8 (byte {column} of the line, {exc.start + 1} of"
+                                  " the file)") from None
     return text.removeprefix("\ufeff")
 
 
