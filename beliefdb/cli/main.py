@@ -263,7 +263,7 @@ def ingest(
                               max_bytes=max_bytes)
 
         if count > 3 and not as_json:
-            with typer.progressbar(length=count, label="ingesting", file=sys.stderr) as bar:
+            with typer.progressbar(length=count, label=f"ingesting {count:,} files", file=sys.stderr) as bar:
                 results = run(lambda _p: bar.update(1))
         else:
             results = run()
