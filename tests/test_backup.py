@@ -345,3 +345,30 @@ def test_db_restore_by_an_owner_that_is_no_superuser_says_what_to_do_and_restore
     assert denied["message"] == (
         "pg_dump failed: permission denied for table payroll (hint: dump as a superuser, or a superuser runs"
         f" \"grant pg_read_all_data to {role}\" first: docs/operations.md, \"Backups and restores\")")
+
+
+@pytest.mark.slow
+def test_a_restore_where_the_dump_grants_to_a_role_the_server_lacks_says_to_create_it(
+        cli: Cli, db_url: str, write_doc: Any, tmp_path: Path, fresh_home: Callable[[str], Path]) -> None:
+    """A team's own grant on beliefdb's tables (a reporting role) is in the dump, its role is not: the
+    restore into a new server stopped with pg_restore's bare 'role "reporting" does not exist' and the code
+    'error' (trial18). It now says what to do, as migration_failed, and nothing was restored."""
+    reporting = f"reporting_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {}").format(sql.Identifier(reporting)))
+        conn.execute(sql.SQL("grant select on beliefdb.belief to {}").format(sql.Identifier(reporting)))
+    try:
+        cli("ingest", write_doc("policy.md", Q7 + "\n"), "--no-embed")
+        dump = tmp_path / "beliefdb.dump"
+        cli("db", "dump", dump)
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop owned by {}; drop role {}").format(sql.Identifier(reporting),
+                                                                           sql.Identifier(reporting)))
+    home = fresh_home("restored")
+    new = at(home)
+    said = new.error("db", "restore", dump, code="migration_failed")
+    assert f'role "{reporting}" does not exist' in said["message"]
+    assert "create them first" in said["message"] and said["message"].endswith("nothing was restored)")
+    with psycopg.connect(url_of(home)) as conn:
+        assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,)

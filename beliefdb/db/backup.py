@@ -208,6 +208,12 @@ def restore(url: str, file: Path, *, clean: bool = False) -> Restored:
             _run("pg_restore", *options, "--no-owner", "--single-transaction", "--exit-on-error",
                  "--dbname", conninfo, str(file))
         except errors.BeliefDBError as exc:
+            missing = re.search(r'role "([^"]+)" does not exist', exc.message)
+            if missing is not None:  # (the team's own grants: beliefdb's roles were made just above)
+                raise errors.MigrationFailed(
+                    f"{exc.message} (hint: the dump grants to roles this server does not have: create them first, e.g."
+                    " 'pg_dumpall --roles-only' of the server it was dumped from, run here with psql; then restore"
+                    " again: nothing was restored)") from exc
             if "permission denied to create extension" not in exc.message:
                 raise
             raise _extension_refused(file, listing, target.user, exc.message) from exc
