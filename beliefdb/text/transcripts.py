@@ -13,14 +13,11 @@ from beliefdb import errors
 from beliefdb.text.fragments import is_key_value
 from beliefdb.text.naming import DETERMINERS, NOT_IN_NOUN_PHRASE, POLICY_TERMS, QUALIFIERS, QUANTIFIERS
 
-__all__ = ["SKIP_RE", "SPEAKER_LINE_RE", "SPOKEN", "common_words", "dialogue_speakers",
-           "speaker_line", "spoken_by", "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers",
-           "turns_hint"]
+__all__ = ["SKIP_RE", "SPEAKER_LINE_RE", "SPOKEN", "common_words", "dialogue_speakers", "speaker_line", "spoken_by",
+           "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers", "turns_hint"]
 
 # A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
-# Combining marks too: a name typed on macOS comes decomposed (NFD: "José" is "Jose" and U+0301), which is no
-# \w, and its turn was read as more of the turn before it, its words said by the one who spoke before.
-_MARKS: Final = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_MARKS: Final = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"  # combining (macOS's NFD)
 _SPEAKER: Final = rf"[^\W\d_][\w{_MARKS}.'’-]*(?: [\w{_MARKS}.'’-]+){{0,3}}"
 SPEAKER_LINE_RE: Final = re.compile(
     rf"(?:[-*+]\s+)?(?:\[(?P<time>[^\]\n]{{1,64}})\]\s*)?"
