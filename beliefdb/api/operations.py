@@ -256,7 +256,9 @@ def list_agents(*, workspace: str | None = None, url: str | None = None,
 
 
 def drop_agent(name: str, *, url: str | None = None, home: str | Path | None = None) -> AgentLogin:
-    """Drop an agent's database login (made by :func:`create_agent`); its open sessions are ended."""
+    """Drop an agent's database login (made by :func:`create_agent`); its open sessions are ended. In a copy of
+    another database of the same server whose role it is (``AgentLogin.role_of_database``), only the binding
+    here goes, and the role is left to that database."""
     return agents.drop_agent(resolve_url(url, home=_home(home)), name)
 
 

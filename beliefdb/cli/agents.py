@@ -54,7 +54,7 @@ def _line(agent: AgentLogin) -> str:
     workspace = agent.workspace if agent.workspace is not None else f"(deleted workspace {agent.workspace_id})"
     state = "" if agent.can_login else "\t(role dropped or altered by hand: cannot log in)"
     if agent.role_of_database is not None:
-        state += f"\t(role of database {agent.role_of_database}: this one was restored from its dump)"
+        state += f"\t(role of database {agent.role_of_database}: this one is a copy of it)"
     return f"{agent.name}\t{workspace}\t{agent.created_at.isoformat()}{state}"
 
 
@@ -83,16 +83,16 @@ def agent_drop(
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
     """Drop an agent's login role: it can no longer log in, and its open sessions are ended. What it
-    wrote stays, under its name. In a copy restored from another database's dump into the same server,
-    whose agents' roles are that database's, only the binding here goes: the role is left to it."""
+    wrote stays, under its name. In a copy of another database of the same server (restored from its dump,
+    or made from it as a template), whose agents' roles are that database's, only the binding here goes:
+    the role is left to it."""
     with errors(as_json):
         dropped = api.drop_agent(name, url=db, home=home)
     if as_json:
         typer.echo(render.to_json(dropped))
     elif dropped.role_of_database is not None:
         typer.echo(f"removed agent {dropped.name} from this database; its role is database"
-                   f" {dropped.role_of_database}'s (this one was restored from a dump of it) and was left as it is:"
-                   " drop it there")
+                   f" {dropped.role_of_database}'s (this one is a copy of it) and was left as it is: drop it there")
     else:
         typer.echo(f"dropped agent {dropped.name}")
 

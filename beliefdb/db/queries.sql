@@ -1053,14 +1053,15 @@ insert into beliefdb.agent_login (workspace_id, role_name) values (%(workspace_i
 returning created_at;
 
 -- agent_login_list --
--- The agents' login roles (of one workspace, or all) by name: the workspace (null once deleted), whether the role logs in, and the other database its role was made for, if it was (its comment: in a copy restored from a dump of that one)
+-- The agents' login roles (of one workspace, or all) by name: the workspace (null once deleted), whether the role logs in, and the other database of this server its role was made for, if it was (its comment: in a copy of that one, restored from its dump or made from it as a template; a database renamed or dropped since is no other)
 select a.role_name as name, w.name as workspace, a.workspace_id, a.created_at,
-       coalesce(r.rolcanlogin, false) as can_login,
-       nullif(substring(pg_catalog.shobj_description(r.oid, 'pg_authid') from '^beliefdb agent login \(database (.*)\)$'),
-              pg_catalog.current_database()) as role_of_database
+       coalesce(r.rolcanlogin, false) as can_login, d.datname as role_of_database
   from beliefdb.agent_login a
   left join beliefdb.workspace w on w.id = a.workspace_id
   left join pg_catalog.pg_roles r on r.rolname = a.role_name
+  left join pg_catalog.pg_database d
+    on d.datname = substring(pg_catalog.shobj_description(r.oid, 'pg_authid') from '^beliefdb agent login \(database (.*)\)$')
+   and d.datname <> pg_catalog.current_database()
  where (%(workspace)s::text is null or w.name = %(workspace)s::text)
    and (%(name)s::text is null or a.role_name = %(name)s::text)
  order by a.role_name, a.workspace_id;

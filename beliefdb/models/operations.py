@@ -227,8 +227,9 @@ class AgentLogin:
     """A login role made by ``beliefdb agent create``, bound to one workspace; never its password.
     ``workspace`` is None once that workspace was deleted (the login then sees and writes nothing);
     ``can_login`` is False when the role was dropped or altered by hand since. ``role_of_database``:
-    another database, when the role was made for that one: this database is a copy restored from a dump of
-    it, whose bindings came with the dump while the role is the cluster's, shared (None otherwise)."""
+    another database of this server, when the role was made for that one: this database is a copy of it
+    (restored from its dump, or made from it as a template), whose bindings came along while the role is the
+    cluster's, shared (None otherwise)."""
 
     name: str
     workspace: str | None

@@ -109,9 +109,9 @@ def create_agent(url: str, name: str, workspace: str, password: str | None = Non
                         url=login_url(url, name, chosen))
 
 
-def _audit(conn: psycopg.Connection[Any], workspace_id: Any, action: str, name: str) -> None:
+def _audit(conn: psycopg.Connection[Any], workspace_id: Any, action: str, name: str, **more: Any) -> None:
     conn.execute(Q.bind_workspace_for_transaction, (str(workspace_id),))
-    conn.execute(Q.audit_append, (action, Jsonb({"role": name})))
+    conn.execute(Q.audit_append, (action, Jsonb({"role": name, **more})))
 
 
 def list_agents(url: str, workspace: str | None = None) -> list[AgentLogin]:
@@ -183,9 +183,10 @@ def drop_agent(url: str, name: str) -> AgentLogin:
 
 
 def _unbound_only(conn: psycopg.Connection[Any], name: str) -> AgentLogin | None:
-    """Where the agent's role was made for another database (this one a copy restored from a dump of that
-    one: its bindings came with the dump, the role is the cluster's), only its binding here goes, with an
-    ``agent.drop`` event: dropping the role took the other database's agent away too. None: not so."""
+    """Where the agent's role was made for another database of this server (this one a copy of it, restored
+    from its dump or made from it as a template: its bindings came along, the role is the cluster's), only its
+    binding here goes, with an ``agent.drop`` event that names that database: dropping the role took the other
+    database's agent away too. None: not so (that database renamed or dropped since: the role is this one's)."""
     with conn.transaction():
         found = _agent_logins(conn, name)
         if found[0].role_of_database is None:
@@ -193,7 +194,7 @@ def _unbound_only(conn: psycopg.Connection[Any], name: str) -> AgentLogin | None
         conn.execute(Q.agent_login_delete, (name,))
         for login in found:
             if login.workspace is not None:
-                _audit(conn, login.workspace_id, "agent.drop", name)
+                _audit(conn, login.workspace_id, "agent.drop", name, role_of_database=login.role_of_database)
     return found[0]
 
 
