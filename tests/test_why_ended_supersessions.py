@@ -12,6 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from conftest import Cli
+from fastapi.testclient import TestClient
+from web_pages import HTML, sign_in
+
+from beliefdb import api
+from beliefdb.interfaces.http import create_app
 
 
 def ingest(cli: Cli, doc: Path, days: int, source: str) -> list[str]:
@@ -71,3 +76,17 @@ def test_why_says_a_supersession_whose_superseder_stopped_holding_is_not_in_effe
         f"— rule 8: stronger or more recent; not in effect: {sixty[:8]} does not hold")
     assert history_line(cli("why", sixty).stdout, f"  replaced {fifty[:8]} ").endswith(
         "; not in effect: this belief does not hold")
+
+
+def test_the_belief_page_says_a_supersession_ended_too(cli: Cli, write_doc: Any, db_url: str) -> None:
+    """(review) The product view's belief page said "It was replaced by" the 60 days of a 30 days current again."""
+    p, q = write_doc("p.md", ""), write_doc("q.md", "")
+    (thirty,) = ingest(cli, p, 30, "P")
+    (sixty,) = ingest(cli, p, 60, "P")
+    ingest(cli, q, 90, "Q")
+    ingest(cli, p, 30, "P")
+    with TestClient(create_app(db_url, mcp=False), base_url="http://testserver", follow_redirects=False) as client:
+        sign_in(client, api.create_token("default", "rita", read_only=True, url=db_url).token)
+        page = client.get(f"/beliefs/{thirty}", headers=HTML).text
+    replaced_by = page.split("<h3>It was replaced by</h3>")[1].split("</ul>")[0]
+    assert f'href="/beliefs/{sixty}' in replaced_by and "no longer in effect" in replaced_by
