@@ -43,10 +43,13 @@ def test_workspaces_made_at_once_under_one_name_are_one_and_the_others_told_it_e
         other.execute(Q.create_workspace, ("raced",))  # (uncommitted: this session's check does not see it)
         mine = other.execute("select pg_backend_pid()").fetchone()
 
+        waited: list[bool] = []
+
         def commit_once_waited_on() -> None:  # (this session's insert waits on the other's key)
-            for _ in range(500):
-                if watch.execute("select count(*) from pg_locks where locktype = 'transactionid' and not granted"
-                                 " and pid <> %s", mine).fetchone() != (0,):
+            for _ in range(1000):
+                if watch.execute("select exists (select from pg_stat_activity a"
+                                 " where %s = any(pg_catalog.pg_blocking_pids(a.pid)))", mine).fetchone() == (True,):
+                    waited.append(True)
                     break
                 threading.Event().wait(0.01)
             other.commit()
@@ -58,5 +61,6 @@ def test_workspaces_made_at_once_under_one_name_are_one_and_the_others_told_it_e
                 api.create_workspace("raced", url=db_url)
         finally:
             thread.join()
+    assert waited == [True]  # (the insert met the other's key: the race itself, not the check before it)
     assert str(raised.value.message) == "workspace 'raced' already exists"
     assert [w.name for w in api.list_workspaces(url=db_url, match="raced")] == ["raced"]

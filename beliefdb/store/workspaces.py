@@ -35,6 +35,8 @@ def create_workspace(url: str, name: str, principal: str | None = None) -> Works
             try:
                 cur.execute(Q.create_workspace, (name,))
             except psycopg.errors.UniqueViolation as exc:  # (made by another session since the check above)
+                if exc.diag.constraint_name != "workspace_name_key":
+                    raise
                 raise errors.IntegrityViolation(f"workspace '{name}' already exists") from exc
             created = cur.fetchone()
     assert created is not None
