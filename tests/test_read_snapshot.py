@@ -59,3 +59,22 @@ def test_answers_from_its_snapshot_while_another_session_forgets(
     forgetting_meanwhile(monkeypatch, db_url)
     found = bdb.answers(subject="zebra")
     assert gone(db_url) and [str(a.belief.id) for a in found] == [belief]
+
+
+def test_why_reads_one_snapshot_while_another_session_forgets(
+        bdb: beliefdb.BeliefDB, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(review) why reads the belief, then its evidence and history: a forget between them showed a belief
+    with no evidence (or failed with unknown_belief)."""
+    from beliefdb.store import beliefs
+
+    belief = remembered(bdb)
+    original: Callable[..., Any] = beliefs.get_belief
+
+    def get_belief_after_a_forget(*args: Any, **kwargs: Any) -> Any:
+        with beliefdb.connect(db_url) as other:
+            other.forget(source="zebra.md")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(beliefs, "get_belief", get_belief_after_a_forget)
+    shown = bdb.why(belief)
+    assert gone(db_url) and str(shown.belief.id) == belief and shown.evidence

@@ -13,6 +13,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterator
@@ -333,6 +334,8 @@ class Database:
         nothing, rule 13). When that took the workspace's write lock, it is committed on its own first: a read
         (an ask embedding its question, a page) would otherwise keep every writer waiting until it ended."""
         if conn is not None:
+            if snapshot:  # (a savepoint reads the snapshot of the transaction it is in)
+                raise ValueError("a snapshot is a transaction of its own: not inside a caller's (conn)")
             with translated_errors(), conn.transaction():
                 yield conn
             return
@@ -353,11 +356,17 @@ class Database:
                 if (locked is None or not locked[0]) and not snapshot:
                     yield conn
                     return
-            # (a snapshot's level is set before its first statement: expire_first is that one otherwise)
-            with conn.transaction():
+            # (a snapshot's level is set when it begins: expiries run at read committed, where a writer that
+            # committed meanwhile is no serialization failure of their lock)
+            if snapshot:
+                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            try:
+                with conn.transaction():
+                    yield conn
+            finally:
                 if snapshot:
-                    conn.execute(Q.repeatable_read)
-                yield conn
+                    with contextlib.suppress(psycopg.Error):  # (a broken connection leaves the pool anyway)
+                        conn.isolation_level = None
 
     def fetch_all(self, cls: Callable[..., Any], query: LiteralString, params: Any = None,
                   conn: psycopg.Connection[Any] | None = None) -> list[Any]:

@@ -409,10 +409,6 @@ select beliefdb.expire_before_read();
 -- Whether the workspace this session is bound to still exists (a memory opened before it was deleted reads nothing)
 select exists (select from beliefdb.workspace w where w.id = beliefdb.current_workspace_id());
 
--- repeatable_read --
--- This transaction reads one snapshot, taken at its first query (the first statement of a transaction)
-set transaction isolation level repeatable read;
-
 -- correction_preview --
 -- What correcting a belief would change, nothing written
 select * from beliefdb.correction_preview(%s, %s, %s);

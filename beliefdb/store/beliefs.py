@@ -192,7 +192,8 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
     The moment is checked before the belief is looked up."""
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
-    with db.transaction(conn) as c:
+    # (its reads, one snapshot: a forget committed between them left a belief without its evidence)
+    with db.transaction(conn, snapshot=conn is None) as c:
         belief_id = resolve(db, ref, c)
         belief = get_belief(db, belief_id, c) if as_of is None else belief_as_of(db, belief_id, as_of, c)
         if belief.provenance != "production" and not include_fixtures:
