@@ -536,3 +536,27 @@ def test_a_correction_apply_says_what_its_preview_showed(cli: Cli, write_doc: An
     done = {"flag": "flagged", "hold": "held", "leave": "left", "make": "made"}
     said = [f"  {done[line.split()[0]]} {line.split(maxsplit=1)[1]}" for line in preview[1:-1]]
     assert applied[:3] == [applied[0], applied[1], f"  superseded {ids[7][:8]}"] and applied[3:] == said
+
+
+def test_an_approved_proposed_correction_says_what_its_preview_showed(cli: Cli, write_doc: Any) -> None:
+    """review approve of a correction proposed to the belief's owner printed one line, 'correction …
+    applied: replacement …, flagged 1 decision(s), held 0 action(s)': not that the belief and the
+    decision built on it stopped being current, nor which decision was flagged, as the owner's preview
+    had said. Now the lines correct --apply prints, said as done (rule 7)."""
+    doc = write_doc("p.md", "The return window is 30 days.\n")
+    (accepted,) = cli.json("ingest", str(doc), "--source", "policy", "--as", "alice")["accepted"]
+    belief = accepted["id"]
+    decision = cli.json("decide", "Print the 30-day leaflet", "--because", belief, "--as", "alice")["id"]
+    correct = ("correct", belief, "The return window is 20 days.", "--value", "20 days")
+    preview = cli(*correct, "--preview", "--as", "alice").stdout.splitlines()
+    item = cli.json(*correct, "--apply", "--expect-revision", "1", "--reviewer", "bob", "--as", "bob")["review_item"]
+    approved = cli("review", "approve", item[:8], "--as", "alice").stdout.splitlines()
+    gone = ", ".join(sorted((belief[:8], decision[:8])))
+    assert f"  make 2 node(s) no longer current: {gone}" in preview, preview
+    assert f"    made 2 node(s) no longer current: {gone}" in approved, approved
+    assert f"    flagged 1 decision(s): {decision[:8]}" in approved, approved
+    # every line of the preview's report (between its head and 'apply with'), said as done, in order
+    done = {"flag": "flagged", "hold": "held", "leave": "left", "make": "made"}
+    said = [f"    {done[line.split()[0]]} {line.split(maxsplit=1)[1]}" for line in preview[1:-1]]
+    assert approved[1].startswith("  correction ") and " applied: replacement " in approved[1], approved
+    assert approved[2:] == [f"    superseded {belief[:8]}", *said], approved

@@ -13,6 +13,7 @@ from beliefdb.models import (
     Accepted,
     Changes,
     Conflict,
+    CorrectionResult,
     Corroborated,
     CurrentAgain,
     IngestReport,
@@ -23,7 +24,7 @@ from beliefdb.models import (
     Unchanged,
 )
 
-__all__ = ["changes", "ingest_report", "plan_items"]
+__all__ = ["changes", "correction", "ingest_report", "plan_items"]
 
 
 def changes(raw: dict[str, Any]) -> Changes:
@@ -38,6 +39,22 @@ def changes(raw: dict[str, Any]) -> Changes:
                   for s in raw.get("survives") or []],
         proposed=bool(raw.get("proposed")), review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
         owner=raw.get("owner"))
+
+
+def correction(raw: dict[str, Any]) -> CorrectionResult:
+    """An applied correction as jsonb (beliefdb._apply_correction's report: an approved proposed
+    correction, ``ReviewResolution.correction``), typed as ``apply_correction`` returns it."""
+    def ids(key: str) -> list[UUID]:
+        return [UUID(x) for x in raw.get(key) or []]
+
+    def one(key: str) -> UUID | None:
+        return UUID(raw[key]) if raw.get(key) else None
+
+    return CorrectionResult(
+        correction=one("correction"), replacement=one("replacement"), superseded=ids("superseded"),
+        flagged=ids("flagged"), held=ids("held"), already_applied=bool(raw.get("already_applied")),
+        proposed=bool(raw.get("proposed")), review_item=one("review_item"), owner=raw.get("owner"),
+        changes=changes(raw["changes"]) if raw.get("changes") else None)
 
 
 def ingest_report(raw: dict[str, Any], path: str | None) -> IngestReport:

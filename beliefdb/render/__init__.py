@@ -31,7 +31,13 @@ from beliefdb.models import (
     Skipped,
     Why,
 )
-from beliefdb.render.corrections import correction_preview, correction_result, impact, impact_json
+from beliefdb.render.corrections import (
+    approved_correction,
+    correction_preview,
+    correction_result,
+    impact,
+    impact_json,
+)
 from beliefdb.render.ids import short
 from beliefdb.render.ingest import ingest_report, not_embedded
 from beliefdb.render.terminal import JSON_CONTROLS, for_terminal
@@ -289,10 +295,8 @@ def changes(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str] | No
 @for_terminal
 def review_resolution(result: ReviewResolution) -> str:
     line = f"{result.kind} {result.node or result.source_id}: {result.status}"
-    applied = result.correction
-    if applied:
-        line += (f"\n  correction {applied['correction']} applied: replacement {applied['replacement']},"
-                 f" flagged {len(applied['flagged'])} decision(s), held {len(applied['held'])} action(s)")
+    if result.correction:  # (what it changed, as correct --apply says it)
+        line += "\n" + "\n".join(approved_correction(result.correction))
     done = result.applied
     if done and result.kind == "version_proposed":  # an ingest report
         line += (f"\n  version {done.get('version')} of '{done.get('source')}' applied:"

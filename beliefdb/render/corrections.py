@@ -1,12 +1,13 @@
-"""The reports of what a retraction would change (``impact``) and of a correction, previewed and
-applied: one renderer says a correction's change report, so the apply lists what its preview showed
-(rule 7 of docs/rules.md)."""
+"""The reports of what a retraction would change (``impact``) and of a correction, previewed, applied
+and approved (a correction proposed to the belief's owner): one renderer says a correction's change
+report, so the apply and the approval list what its preview showed (rule 7 of docs/rules.md)."""
 
 from __future__ import annotations
 
 from typing import Any
 from uuid import UUID
 
+from beliefdb.db.reports import correction
 from beliefdb.models import Changes, CorrectionPreview, CorrectionResult, ImpactRow, StillSupported
 from beliefdb.render.ids import short
 from beliefdb.render.ingest import not_embedded
@@ -111,11 +112,28 @@ def correction_result(r: CorrectionResult) -> str:
             f"  the belief is owned by {r.owner}; it changes when its owner approves:"
             f" beliefdb review approve {short(r.review_item) if r.review_item else ''}",
         ])
-    head = "already applied (dependency check re-run)" if r.already_applied else "applied"
     return "\n".join([
-        f"correction {r.correction}: {head}",
+        f"correction {r.correction}: {_head(r)}",
         f"  replacement {r.replacement} (human_correction evidence: the reviewer's text)",
-        "  superseded " + ", ".join(short(x) for x in r.superseded),
-        *_correction_changes(r.flagged, r.held, r.changes.survives if r.changes else [], r.changes, preview=False),
+        *_applied(r),
         *([not_embedded(r.embedding_deferred)] if r.embedding_deferred else []),
     ])
+
+
+def _head(r: CorrectionResult) -> str:
+    return "already applied (dependency check re-run)" if r.already_applied else "applied"
+
+
+def _applied(r: CorrectionResult) -> list[str]:
+    """What an applied correction superseded, then its change report, said as done."""
+    return ["  superseded " + ", ".join(short(x) for x in r.superseded),
+            *_correction_changes(r.flagged, r.held, r.changes.survives if r.changes else [], r.changes, preview=False)]
+
+
+def approved_correction(raw: dict[str, Any]) -> list[str]:
+    """``review approve``'s lines for an approved proposed correction (``ReviewResolution.correction``):
+    the correction and its replacement, then what it superseded and its change report, the lines
+    ``correct --apply`` prints (:func:`correction_result`), under the review item's line."""
+    r = correction(raw)
+    return [f"  correction {r.correction} {_head(r)}: replacement {r.replacement}",
+            *("  " + line for line in _applied(r))]
