@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 import unicodedata
 
@@ -17,8 +16,13 @@ from beliefdb.text.fragments import iter_fragments, split_fragments
 from beliefdb.text.registry import EXTRACTORS, get_extractor
 from beliefdb.text.rules import RuleExtractor
 
-# snake_case, or a CJK phrase's letters and digits (not transliterated: "退货政策", issue 20)
-NAME_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*|[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff0-9a-z]+")
+
+def is_name(name: str) -> bool:
+    """snake_case of letters and digits of any script (CJK, Cyrillic, ... not transliterated: "退货政策",
+    issue 20), lowercase, a combining mark after a letter."""
+    return name == name.lower() and all(
+        word and (word[0].isalnum() and all(ch.isalnum() or unicodedata.category(ch)[0] == "M" for ch in word))
+        for word in name.split("_"))
 
 
 def texts(text: str) -> list[str]:
@@ -232,6 +236,33 @@ def test_normalise_name(words: str, name: str) -> None:
     assert normalise_name(words) == name
 
 
+@pytest.mark.parametrize(("words", "name"), [
+    ("Гарантия", "гарантия"), ("Срок гарантии", "срок_гарантии"), ("الضمان", "الضمان"), ("退货", "退货"),
+    ("料金", "料金"), ("반품 기간", "반품_기간"), ("Ünïcødé名前", "unic\u00f8de名前"), ("Ａ¹", "a1"),
+    ("Ελληνικά", "ελληνικά"), ("café 会员", "cafe_会员"),
+])
+def test_a_name_keeps_the_letters_of_any_script(words: str, name: str) -> None:
+    # (issue: letters that are neither CJK nor ASCII were dropped, "Москва" named nothing)
+    assert normalise_name(words) == name
+
+
+def test_a_file_named_in_another_script_is_the_subject_of_its_unnamed_facts() -> None:
+    # (issue: every such file was "document", so unrelated files superseded each other)
+    assert triples("Fee: 5 EUR\n", "退货.md") == [("退货", "fee", "5 EUR")]
+    assert triples("Fee: 10 EUR\n", "docs/会员.md") == [("会员", "fee", "10 EUR")]
+    assert triples("Fee: 1 EUR\n", "Москва.md") == [("москва", "fee", "1 EUR")]
+    assert triples("Fee: 1 EUR\n", "料金.md") == [("料金", "fee", "1 EUR")]
+    assert triples("Fee: 1 EUR\n", "***.md") == [("document", "fee", "1 EUR")]
+
+
+def test_a_key_in_any_script_is_an_attribute() -> None:
+    # (issue: Arabic and Cyrillic keys named nothing, the lines gave no belief)
+    assert triples("الضمان: سنتان\nГарантия: 2 года\n반품 기간: 7일\nСрок гарантии: 2 года\n", "kv.md") == [
+        ("kv", "الضمان", "سنتان"), ("kv", "гарантия", "2 года"), ("kv", "반품기간", "7일"),
+        ("kv", "срок_гарантии", "2 года")]
+    assert triples("## Доставка\n\nСрок: 3 дня\n", "kv.md") == [("доставка", "срок", "3 дня")]
+
+
 # --- fragments ---------------------------------------------------------------------------------------
 
 def test_sentences_markdown_and_key_value_lines() -> None:
@@ -327,7 +358,7 @@ def test_every_candidate_quotes_its_fragment_exactly(text: str, source_name: str
         assert c.start is not None and c.end is not None
         assert text[c.start:c.end] == c.quote == c.statement
         assert (c.start, c.end) in spans
-        assert NAME_RE.fullmatch(c.subject) and NAME_RE.fullmatch(c.attribute), c
+        assert is_name(c.subject) and is_name(c.attribute), c
         assert c.value and c.value == c.value.strip() and not c.value.endswith(".")
         assert c.kind in ("fact", "policy")
     assert RuleExtractor().extract(text, source_name=source_name) == found

@@ -10,7 +10,6 @@ name in :mod:`beliefdb.text.registry`.
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -21,7 +20,7 @@ from typing import ClassVar, Final
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import BELIEF_KINDS
 
-__all__ = ["KINDS", "Candidate", "Extractor", "NoExtractor", "normalise_name", "on_turn", "turn_of"]
+__all__ = ["KINDS", "Candidate", "Extractor", "NoExtractor", "name_parts", "normalise_name", "on_turn", "turn_of"]
 
 KINDS: Final = BELIEF_KINDS  # the kinds of belief an extractor may propose
 
@@ -135,20 +134,45 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
-_NAME_PART_RE: Final = re.compile(r"[a-z0-9]+")
+def _folded(ch: str) -> str:
+    """A letter of a name as it is kept: a Latin letter with an accent as its ASCII letter (``é`` -> ``e``),
+    any other letter of any script as itself."""
+    if ch.isascii() or "LATIN" not in unicodedata.name(ch, ""):
+        return ch
+    return "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii()) or ch
+
+
+def name_parts(words: str) -> list[str]:
+    """The words of a name: the runs of letters and digits of ``words`` in any script, lowercase, after NFKC
+    (a full-width ``Ａ`` or ``¹`` is the letter or digit it stands for), Latin accents folded
+    (:func:`_folded`); a combining mark stays with the letter it follows unless that letter was folded."""
+    parts: list[str] = []
+    part: list[str] = []
+    for ch in unicodedata.normalize("NFKC", words).lower():
+        if ch.isalnum():
+            part.append(_folded(ch))
+        elif unicodedata.category(ch).startswith("M"):
+            if part and not part[-1].isascii():  # (a vowel sign of Devanagari, a harakat of Arabic)
+                part.append(ch)
+        elif part:
+            parts.append("".join(part))
+            part = []
+    if part:
+        parts.append("".join(part))
+    return parts
 
 
 @functools.lru_cache(maxsize=4096)  # (a document names the same few subjects and attributes on every line)
 def normalise_name(words: str, *, singular: bool = True) -> str:
-    """A lowercase snake_case identifier (``[a-z0-9_]``) for ``words``, its last word made singular
-    (unless ``singular`` is false: a name, "James").
+    """A lowercase snake_case identifier for ``words`` (its words, :func:`name_parts`, joined by ``_``), its
+    last word made singular (unless ``singular`` is false: a name, "James").
 
-    Accents are folded (``café`` -> ``cafe``); other non-ASCII letters are dropped like punctuation, so
-    the result may be empty. ``"Returns"`` -> ``return``, ``"policies"`` -> ``policy``; ``status``,
-    ``address`` and words of 3 letters or fewer stay as they are.
+    Letters of any script are kept as written (``Гарантия`` -> ``гарантия``, ``退货`` -> ``退货``), Latin
+    accents folded (``café`` -> ``cafe``); punctuation and spaces separate words, so the result may be
+    empty. ``"Returns"`` -> ``return``, ``"policies"`` -> ``policy``; ``status``, ``address`` and words of
+    3 letters or fewer stay as they are.
     """
-    folded = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode("ascii").lower()
-    parts = _NAME_PART_RE.findall(folded)
+    parts = name_parts(words)
     if parts and singular:
         parts[-1] = _singular(parts[-1])
     return "_".join(parts)

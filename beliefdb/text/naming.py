@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Final
 
-from beliefdb.text.extractor import Candidate, normalise_name
+from beliefdb.text.extractor import Candidate, name_parts, normalise_name
 
 __all__ = ["DETERMINERS", "MACHINE_ROLES", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "as_said", "cjk_names",
            "is_cjk", "kind_of", "names", "noun_words", "of_names", "section_subject", "source_subject",
@@ -36,10 +36,10 @@ QUALIFIERS: Final = frozenset({
 
 def speaker_subject(speaker: str) -> str:
     """The subject a speaker's statements about themselves are about: their name in lowercase snake_case,
-    accents folded, no word made singular ("James Doe" -> ``james_doe``); the name lowercased when it
-    has no ASCII letters or digits."""
-    folded = unicodedata.normalize("NFKD", speaker).encode("ascii", "ignore").decode("ascii").lower()
-    return "_".join(re.findall(r"[a-z0-9]+", folded)) or "_".join(speaker.lower().split())
+    accents folded, letters of other scripts kept, no word made singular ("James Doe" -> ``james_doe``,
+    "Алиса" -> ``алиса``, :func:`~beliefdb.text.extractor.normalise_name`); the name lowercased when it
+    has no letters or digits."""
+    return normalise_name(speaker, singular=False) or "_".join(speaker.lower().split())
 
 
 # A speaker named by a chat log's role ({"role": "user"}) is whoever that role was in that conversation
@@ -72,7 +72,9 @@ def as_said(candidate: Candidate, roles: Collection[str], conversation: str) -> 
 
 @functools.lru_cache(maxsize=64)  # (called for each unnamed fact of a document, with the one name)
 def source_subject(source_name: str) -> str:
-    """The subject a source's unnamed facts are about: its file name's stem. A backslash is a Windows path's
+    """The subject a source's unnamed facts are about: its file name's stem as a name (``returns.md`` ->
+    ``return``, ``退货.md`` -> ``退货``, ``Москва.md`` -> ``москва``), ``document`` when it has no letter or
+    digit. A backslash is a Windows path's
     separator, unless it begins the escape of a byte that is not UTF-8 (``caf\\xe9.md``, beliefdb.inputs.shown)."""
     stem = PurePosixPath(re.sub(r"\\(?![xu][0-9a-fA-F]{2})", "/", source_name)).stem
     return normalise_name(stem) or "document"
@@ -155,6 +157,9 @@ def names(phrase: str, source_name: str, *, strict: bool = True,
         return None
     if any(is_cjk(ch) for w in words for ch in w):
         return cjk_names("".join(words), source_name, unnamed=unnamed)
+    if any(_not_latin(ch) for w in words for ch in w):  # ("Срок гарантии": no English word order to split by)
+        attribute = normalise_name(" ".join(words), singular=False)
+        return (unnamed or source_subject(source_name), attribute, "fact") if attribute else None
     # a possessive names the subject ("Dana's badge code": dana / badge_code), what follows it the attribute,
     # a policy by its last word ("Employees' notice period"); a possessor is made singular when it is
     # a plural's ("employees'"), not a name's ("James's": james, as speaker_subject names him)
@@ -198,11 +203,15 @@ def is_cjk(ch: str) -> bool:
     return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
 
 
+def _not_latin(ch: str) -> bool:
+    """Whether ``ch`` is a letter of a script other than Latin (Cyrillic, Arabic, Greek, ...)."""
+    return ch.isalpha() and not ch.isascii() and "LATIN" not in unicodedata.name(ch, "")
+
+
 def cjk_name(phrase: str) -> str:
-    # NFKC first, so that "¹" or a full-width "Ａ" is the digit or letter it stands for; any other
-    # letter or digit that is neither CJK nor ASCII would make a name that fits no name's pattern
-    folded = unicodedata.normalize("NFKC", phrase).lower()
-    return "".join(ch for ch in folded if is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
+    """A CJK phrase as a name: its letters and digits as :func:`~beliefdb.text.extractor.name_parts` keeps
+    them, unspaced (CJK words have no spaces between them)."""
+    return "".join(name_parts(phrase))
 
 
 def cjk_names(phrase: str, source_name: str, *, unnamed: str | None = None) -> tuple[str, str, str] | None:
