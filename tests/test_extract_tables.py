@@ -33,3 +33,19 @@ def test_rows_that_are_no_table_give_what_they_gave_before() -> None:
 def test_a_tables_header_and_dashes_are_not_reported_as_sentences_that_gave_nothing() -> None:
     located, rejected = gate(SHIPPING, RuleExtractor().extract(SHIPPING, source_name="handbook.md"))
     assert extraction_report(SHIPPING, located, rejected)[0] == []
+
+
+def test_a_column_headed_in_any_script_is_an_attribute_and_a_cell_under_no_name_is_reported() -> None:
+    # (issue: a CJK header named nothing, and its column was dropped without a word)
+    text = ("## Shipping\n\n| Region | 配送时间 | — | Cost |\n|---|---|---|---|\n"
+            "| EU | 3 days | yes | 5 EUR |\n| Москва | 5 дней |  |  |\n")
+    found = RuleExtractor().extract(text, source_name="t7.md")
+    assert [(c.subject, c.attribute, c.value, dict(c.scope)) for c in found] == [
+        ("shipping", "配送时间", "3 days", {"region": "EU"}), ("shipping", "cost", "5 EUR", {"region": "EU"}),
+        ("shipping", "配送时间", "5 дней", {"region": "Москва"})]
+    located, rejected = gate(text, found)
+    skipped = extraction_report(text, located, rejected)[0]
+    at = text.index("yes")
+    assert [(s.quote, s.start, s.end, s.reason) for s in skipped] == [("yes", at, at + 3, "no_pattern")]
+    assert skipped[0].detail == "its column's header '—' names no attribute"
+    assert extraction_report(text, located, rejected, extractor="llm")[0] == []

@@ -93,7 +93,8 @@ SkipReason = Literal["no_pattern", "gate", "duplicate", "forgotten"]
 
 @dataclass(frozen=True)
 class Skipped:
-    """A sentence of the text that is the source of no belief, and why (``text[start:end] == quote``, but
+    """A sentence of the text (or a table's cell the rule extractor could not name) that is the source of no
+    belief, and why (``text[start:end] == quote``, but
     for words forgotten before in its source, masked: one all forgotten has reason ``forgotten`` and
     an empty quote)."""
 

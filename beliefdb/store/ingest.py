@@ -181,7 +181,7 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
     located, rejected = gate(text, proposed)
     skipped, warnings = extraction_report(
         text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read],
-        speakers)
+        speakers, extractor)
     told = hint(skipped, extractor=extractor, llm_configured=llm_configured, bulk=bulk)
     if read is not None and told is not None:
         told = turns_hint(extractor=extractor, llm_configured=llm_configured)

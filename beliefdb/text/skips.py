@@ -19,7 +19,7 @@ from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, iter_fragments, verbatim_spans
 from beliefdb.text.gate import Located
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
-from beliefdb.text.tables import is_table_rule
+from beliefdb.text.tables import is_table_rule, table_rows, unnamed_cells
 from beliefdb.text.transcripts import SPOKEN, common_words, dialogue_speakers, spoken_by, spoken_turn
 
 __all__ = ["FORGOTTEN", "extraction_report", "forgotten_out", "hint", "left_out"]
@@ -107,13 +107,15 @@ def _sources(fragments: list[Fragment], located: Iterable[Located]) -> list[bool
 
 def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[tuple[Candidate, str]],
                       fragments: Sequence[Fragment] | None = None, speakers: frozenset[str] = frozenset(),
-                      ) -> tuple[list[Skipped], list[ExtractionWarning]]:
+                      extractor: str = "rules") -> tuple[list[Skipped], list[ExtractionWarning]]:
     """The sentences of ``text`` (or these ``fragments`` of it, in text order: a conversation's turns) that
     are the source of no belief (reason and offsets), and warnings. A ``Name: text`` line that is someone
     speaking (:func:`~beliefdb.text.transcripts.spoken_turn`, or a line of one of the ``speakers`` of a
     transcript or of the text's dialogue, :func:`~beliefdb.text.transcripts.dialogue_speakers`) is said to
-    be one."""
-    verbatim = verbatim_spans(text) if fragments is None else []  # (a document's front matter and code)
+    be one. Of a document's table row that gave beliefs by the ``extractor`` ``rules``, each cell under a
+    header that names nothing is listed (:func:`~beliefdb.text.tables.unnamed_cells`)."""
+    document = fragments is None
+    verbatim = verbatim_spans(text) if document else []  # (a document's front matter and code)
     fragments = list(iter_fragments(text)) if fragments is None else list(fragments)
     is_source = _sources(fragments, located)
     aimed = _aimed_at(text, fragments, rejected)
@@ -123,10 +125,14 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
     keyed = [text[f.start:f.end] for f in fragments if f.kind == "key_value"]
     common = common_words(text) if keyed else frozenset()
     speakers = speakers | dialogue_speakers(keyed, common)
+    rows = table_rows(text) if document and extractor == "rules" and "|" in text else {}
     for i, f in enumerate(fragments):
         quote = text[f.start:f.end]
         warnings += _contradictions(text, f)
         earlier = seen.setdefault(quote, (f.start, f.end, is_source[i]))
+        if is_source[i] and (row := rows.get(f.start)) is not None and row.end == f.end:
+            skipped += [Skipped(text[a:b], a, b, "no_pattern", f"its column's header {header!r} names no attribute")
+                        for a, b, header in unnamed_cells(text, f.start, row)]
         if is_source[i] or left_out(text, f):
             continue
         if i in aimed:

@@ -2,21 +2,23 @@
 cell of a row but the first is a belief about the section the table stands in, its attribute the
 column's header, scoped by the row's first cell (the first column's header the scope's key), quoting the
 whole row ("| EU | 3 days | 5 EUR |" under "| Region | Delivery time | Cost |": ``delivery_time`` = ``3 days``
-and ``cost`` = ``5 EUR``, scope ``{"region": "EU"}``). A row of another width than its header, and an
-empty cell, say nothing."""
+and ``cost`` = ``5 EUR``, scope ``{"region": "EU"}``); a header in any script is the attribute as written
+(``配送时间``, as a key's name). A row of another width than its header, and an empty cell, say nothing; a cell
+under a header with no letter or digit ("—") says nothing either, and is reported (:func:`unnamed_cells`)."""
 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Final, NamedTuple
 
 from beliefdb.text.extractor import Candidate, normalise_name
 from beliefdb.text.fragments import LINE_BREAKS
-from beliefdb.text.naming import kind_of
+from beliefdb.text.naming import cjk_name, is_cjk, kind_of
 
 _LINE_BREAK: Final = re.compile(f"\r\n|[{LINE_BREAKS}]")
 
-__all__ = ["TableRow", "is_table_rule", "row_candidates", "table_rows"]
+__all__ = ["TableRow", "column_name", "is_table_rule", "row_candidates", "table_rows", "unnamed_cells"]
 
 _SEPARATOR: Final = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
 _PIPE: Final = re.compile(r"(?<!\\)\|")
@@ -79,16 +81,41 @@ def table_rows(text: str) -> dict[int, TableRow]:
     return rows
 
 
+def column_name(header: str) -> str:
+    """The attribute a column's header names: its name, a CJK one unspaced as a CJK key's; '' for none."""
+    return cjk_name(header) if any(is_cjk(ch) for ch in header) else normalise_name(header, singular=False)
+
+
+def unnamed_cells(text: str, start: int, row: TableRow) -> list[tuple[int, int, str]]:
+    """The cells of the row starting at ``start`` that say something under a header that names nothing
+    (:func:`column_name`): each as (start, end, header), its offsets in ``text``, the first cell (the row's
+    key) never."""
+    line = text[start:row.end]
+    bounds = [-1, *(m.start() for m in _PIPE.finditer(line)), len(line)]
+    spans = [(a + 1, b) for a, b in pairwise(bounds)]
+    if line.startswith("|"):
+        spans = spans[1:]
+    if line.endswith("|") and not line.endswith("\\|"):
+        spans = spans[:-1]
+    out = []
+    for (a, b), header in list(zip(spans, row.header, strict=True))[1:]:
+        cell = line[a:b]
+        if cell.strip() and not column_name(header):
+            begin = start + a + len(cell) - len(cell.lstrip())
+            out.append((begin, begin + len(cell.strip()), header))
+    return out
+
+
 def row_candidates(text: str, start: int, row: TableRow, subject: str) -> list[Candidate]:
     """The beliefs of the row starting at ``start``, about ``subject`` (the section's)."""
     key, value_cells = row.cells[0], row.cells[1:]
-    scope_key = normalise_name(row.header[0], singular=False) or "row"
+    scope_key = column_name(row.header[0]) or "row"
     if not key:
         return []
     quote = text[start:row.end]
     out = []
     for header, value in zip(row.header[1:], value_cells, strict=True):
-        attribute = normalise_name(header, singular=False)
+        attribute = column_name(header)
         if not attribute or not value:
             continue
         out.append(Candidate(statement=f"{key}: {header} {value}", subject=subject, attribute=attribute, value=value,
