@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from beliefdb import errors
 from beliefdb.text.extractor import Candidate, NoExtractor, normalise_name
 from beliefdb.text.fragments import iter_fragments, split_fragments
+from beliefdb.text.gate import gate
 from beliefdb.text.registry import EXTRACTORS, get_extractor
 from beliefdb.text.rules import RuleExtractor
+from beliefdb.text.skips import extraction_report
 
 
 def is_name(name: str) -> bool:
@@ -254,6 +256,19 @@ def test_latin_letters_without_an_accent_are_spelt_in_ascii(words: str, name: st
     # (issue: they were deleted, "Größe" was groe, and "Größe: 42" and "Groe: 50" one attribute)
     assert normalise_name(words) == name
     assert triples("Größe: 42 cm\nGroe: 50\n") == [("note", "grosse", "42 cm"), ("note", "groe", "50")]
+
+
+def test_a_chinese_pronoun_or_demonstrative_is_no_subject_nor_attribute() -> None:
+    # (issue: "这是一个测试。" was 这 = 一个测试, in conflict with "这是我们的新政策。"; "This is a test." is nothing)
+    text = "# 公告\n\n这是一个测试。\n这是我们的新政策。\n我是学生。\n他是我的朋友。\n它是免费的。\n这里是上海。\n"
+    found = extract(text, "zh4.md")
+    assert found == []
+    located, rejected = gate(text, found)
+    assert [(s.quote, s.reason) for s in extraction_report(text, located, rejected)[0]] == [
+        (line, "no_pattern") for line in text.splitlines()[2:] if len(line) > 5]  # ("我是学生。": a short label)
+    # before 的 or a noun it is dropped as "our" and "this" are: what is left is the attribute
+    assert triples("我们的退货期限是7天。\n这个产品是免费的。\n会员的年费为100元。", "zh4.md") == [
+        ("zh4", "退货期限", "7天"), ("zh4", "产品", "免费的"), ("会员", "年费", "100元")]
 
 
 def test_a_file_named_in_another_script_is_the_subject_of_its_unnamed_facts() -> None:

@@ -15,8 +15,8 @@ from typing import Final
 
 from beliefdb.text.extractor import Candidate, name_parts, normalise_name
 
-__all__ = ["DETERMINERS", "MACHINE_ROLES", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "as_said", "cjk_names",
-           "is_cjk", "kind_of", "names", "noun_words", "of_names", "section_subject", "source_subject",
+__all__ = ["CJK_PRONOUNS", "DETERMINERS", "MACHINE_ROLES", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "as_said",
+           "cjk_names", "is_cjk", "kind_of", "names", "noun_words", "of_names", "section_subject", "source_subject",
            "speaker_subject", "with_policy"]
 
 POLICY_TERMS: Final = frozenset({
@@ -214,11 +214,26 @@ def cjk_name(phrase: str) -> str:
     return "".join(name_parts(phrase))
 
 
+# Chinese pronouns and demonstratives: no thing a phrase names ("这是一个测试。", "我是学生。": no fact, as
+# "This is a test." is none); before 的 ("我们的新政策") or as a demonstrative ("这个产品"), a determiner
+CJK_PRONOUNS: Final = frozenset({
+    "我", "你", "您", "他", "她", "它", "我们", "你们", "您们", "他们", "她们", "它们", "咱", "咱们", "大家", "自己",
+    "这", "那", "这个", "那个", "这些", "那些", "这里", "那里", "这儿", "那儿", "这样", "那样", "哪", "哪个", "哪些",
+    "哪里", "谁", "什么", "此", "其", "别人", "人家",
+})
+_CJK_DEMONSTRATIVES: Final = ("这个", "那个", "这些", "那些")
+
+
 def cjk_names(phrase: str, source_name: str, *, unnamed: str | None = None) -> tuple[str, str, str] | None:
     """CJK words are not spaced and not transliterated: the phrase itself names the attribute (of
-    ``unnamed``, the section's subject, when it names none, else of the source's)."""
+    ``unnamed``, the section's subject, when it names none, else of the source's); a pronoun or demonstrative
+    (:data:`CJK_PRONOUNS`) names nothing, and before 的 or a noun it is dropped as a determiner is."""
     subject_part, _, attribute_part = phrase.rpartition("的")
     attribute, subject = cjk_name(attribute_part), cjk_name(subject_part)
-    if not attribute:
+    if subject in CJK_PRONOUNS:
+        subject = ""
+    if attribute.startswith(_CJK_DEMONSTRATIVES) and attribute[2:]:
+        attribute = attribute[2:]
+    if not attribute or attribute in CJK_PRONOUNS:
         return None
     return subject or unnamed or source_subject(source_name), attribute, "fact"
