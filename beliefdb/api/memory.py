@@ -123,7 +123,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
                     extractor: str = "rules", embed: bool = True, preview: bool = False) -> IngestReport:
         """Store ``text`` as the next version of ``source`` and extract beliefs from it (``preview``: exactly
         what that would change, nothing written; ``embed=False``: for :meth:`embed`). Another principal's
-        source: proposed to its owner."""
+        source: proposed to its owner. A leading byte order mark (U+FEFF) is not stored: offsets count
+        from after it, as for a file."""
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label, origin=origin,
                                        version_label=version_label)
         return ingest.ingest_text(self.database, text, options, extractor=extractor, embed=embed, preview=preview)

@@ -34,6 +34,7 @@ from beliefdb.inputs import shown
 from beliefdb.models import BulkReport, IngestReport
 from beliefdb.store import interrupted
 from beliefdb.store.documents import documents, no_documents
+from beliefdb.store.files import without_bom
 from beliefdb.store.ingest import (
     Prepared,
     SourceOptions,
@@ -84,7 +85,7 @@ def _read(name: str, what: Path | str, limit: int, extractor: str, llm_configure
         text = read_document(what)
         path: str | None = shown(what)
     else:
-        text, path = what, None
+        text, path = without_bom(what), None
         if not text.strip():
             raise errors.InvalidInput(f"{name}: empty text")
     check_size(path or name, text, limit)

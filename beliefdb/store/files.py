@@ -76,6 +76,13 @@ def check_output(path: Path) -> None:
         raise _not_regular(mode, shown(path))
 
 
+def without_bom(text: str) -> str:
+    """``text`` without a leading byte order mark (U+FEFF): it marks the encoding, it is not the document's
+    text. What is stored, and every offset into it, starts after it, whether the text came as a file's
+    bytes or as a string (ingest_text, bulk_ingest, remember's ``text``)."""
+    return text.removeprefix("\ufeff")
+
+
 def decode_utf8(data: bytes, name: str) -> str:
     """``data`` as UTF-8 text without a byte order mark, or InvalidInput naming the line of the first
     bad byte: a NUL (binary), or one that is not UTF-8. UTF-16 and UTF-32 text, which only looks
@@ -93,7 +100,7 @@ def decode_utf8(data: bytes, name: str) -> str:
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise errors.InvalidInput(f"{name} line {line}: not valid UTF-8 (byte {column} of the line, {exc.start + 1} of"
                                   " the file)") from None
-    return text.removeprefix("\ufeff")
+    return without_bom(text)
 
 
 def lines(text: str) -> Iterator[tuple[int, str]]:

@@ -208,7 +208,8 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     time) and the extractor reads them turn by turn (:meth:`Extractor.extract_turns`): those of ``read``
     only when given (an appended turn), which are also the ones the report lists when skipped.
     ``append``: ``text`` extends the conversation's text in force by ``read``, stored in place
-    (``beliefdb.append_turn``: only the new turn's fragment is written)."""
+    (``beliefdb.append_turn``: only the new turn's fragment is written). A leading BOM is no part of it."""
+    text = files.without_bom(text) if turns is None else text
     if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
         raise errors.InvalidInput("a source name is required")
     check_size(options.name, text, max_bytes, read=read)

@@ -15,6 +15,7 @@ from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
 from beliefdb.inputs import check_utf8
 from beliefdb.models import IngestReport, Rejected
+from beliefdb.store.files import without_bom
 from beliefdb.store.ingest import (
     SourceOptions,
     check_choice,
@@ -65,6 +66,7 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
     _check_candidate(candidate)
     _check_text("source", options.name)
     _check_text("text", text)
+    text = without_bom(text)
     check_utf8(options.name, "'source'")
     check_utf8(text, "'text'")
     if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
