@@ -13,11 +13,10 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, LiteralString
 
 import psycopg
@@ -323,25 +322,22 @@ class Database:
     @contextmanager
     def transaction(self, conn: psycopg.Connection[Any] | None = None, *,
                     snapshot: bool = False) -> Iterator[psycopg.Connection[Any]]:
-        """One transaction; with ``conn``, a savepoint inside the caller's transaction. ``snapshot``: every
-        statement of it reads the same snapshot (repeatable read), for a read of several statements, each
-        reading rows the one before found (at read committed a forget committed in between deleted a
-        belief ask had found, and ask failed with unknown_belief).
+        """One transaction; with ``conn``, a savepoint inside the caller's transaction. ``snapshot``: one snapshot
+        for all its reads (repeatable read: at read committed a forget between ask's reads failed it).
 
-        Each transaction first processes what expired since the last change (``beliefdb.expire_before_read``,
-        rule 16: an index probe when nothing did), so no reader sees a belief current past its
-        valid time, or what rested on it still holding (nothing when the session fixed its clock: a read writes
-        nothing, rule 13). When that took the workspace's write lock, it is committed on its own first: a read
-        (an ask embedding its question, a page) would otherwise keep every writer waiting until it ended."""
+        Each transaction first processes what expired since the last change (``beliefdb.expire_before_read``, rule
+        16: an index probe when nothing did), so no reader sees a belief current past its valid time, or what rested
+        on it still holding (nothing when the session fixed its clock: a read writes nothing, rule 13). Committed
+        on its own when it took the workspace's write lock: a read would keep every writer waiting until it ended."""
         if conn is not None:
-            if snapshot:  # (a savepoint reads the snapshot of the transaction it is in)
-                raise ValueError("a snapshot is a transaction of its own: not inside a caller's (conn)")
+            if snapshot:  # (a savepoint has its transaction's snapshot)
+                raise ValueError("a snapshot is a transaction of its own, not a savepoint in a caller's")
             with translated_errors(), conn.transaction():
                 yield conn
             return
         if self._pool.closed:  # (psycopg_pool says "the pool 'beliefdb' is already closed")
-            raise errors.DatabaseUnavailable("this BeliefDB is closed (its with block ended, or close() was"
-                                             " called): open another")
+            raise errors.DatabaseUnavailable("this BeliefDB is closed (its with block ended, or close() was called):"
+                                             " open another")
         with translated_errors(), self._pool.connection() as conn:
             timeouts.using(conn)
             with conn.transaction():
@@ -356,16 +352,15 @@ class Database:
                 if (locked is None or not locked[0]) and not snapshot:
                     yield conn
                     return
-            # (a snapshot's level is set when it begins: expiries run at read committed, where a writer that
-            # committed meanwhile is no serialization failure of their lock)
-            if snapshot:
+            # (set as it begins; the expiries before ran at read committed, where a writer's commit is no
+            if snapshot:  # serialization failure of their lock)
                 conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             try:
                 with conn.transaction():
                     yield conn
             finally:
-                if snapshot:
-                    with contextlib.suppress(psycopg.Error):  # (a broken connection leaves the pool anyway)
+                if snapshot:  # (a broken connection leaves the pool anyway)
+                    with suppress(psycopg.Error):
                         conn.isolation_level = None
 
     def fetch_all(self, cls: Callable[..., Any], query: LiteralString, params: Any = None,
