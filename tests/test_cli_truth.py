@@ -535,7 +535,8 @@ def test_a_correction_apply_says_what_its_preview_showed(cli: Cli, write_doc: An
     # every line of the preview's report (between its head and 'apply with'), said as done, in order
     done = {"flag": "flagged", "hold": "held", "leave": "left", "make": "made"}
     said = [f"  {done[line.split()[0]]} {line.split(maxsplit=1)[1]}" for line in preview[1:-1]]
-    assert applied[:3] == [applied[0], applied[1], f"  superseded {ids[7][:8]}"] and applied[3:] == said
+    assert applied[0].startswith("correction ") and applied[1].startswith("  replacement ")
+    assert applied[2] == f"  superseded {ids[7][:8]}" and applied[3:] == said
 
 
 def test_an_approved_proposed_correction_says_what_its_preview_showed(cli: Cli, write_doc: Any) -> None:
