@@ -194,7 +194,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
             embedder: str | Embedder | None = None, run: str | UUID | None = None,
             subjects: Sequence[str] | None = None) -> AskResult:
         """Answer from memory: current beliefs only, each with quote, source, confidence and warnings.
-        ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history);
+        ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history; a
+        workspace deleted since this memory was opened raises UnknownWorkspace);
         ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`). A question is at most
         2,000 characters (``retrieve.MAX_QUESTION``: the embedder reads at most its window of it). ``subjects``:
         only beliefs about these subjects (each exactly as given), the best of them however many others match

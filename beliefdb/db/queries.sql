@@ -372,7 +372,7 @@ select to_regclass('beliefdb.workspace');
 select id::text from beliefdb.workspace where name = %s;
 
 -- bound_workspace_name --
--- The workspace this session's login is bound to, by name, and the login (an agent's; no row for others)
+-- The workspace this session is bound to, by name, and the login (no row when none is, or it was deleted since)
 select w.name, session_user::text as login from beliefdb.workspace w where w.id = beliefdb.current_workspace_id();
 
 -- vector_type --
@@ -404,10 +404,6 @@ select * from beliefdb.expire();
 -- expire_first --
 -- Process what expired since the last change (rule 16), before a transaction's own work (nothing when the session fixed its clock: a read writes nothing, rule 13): whether that took the workspace's write lock (it did when something had expired)
 select beliefdb.expire_before_read();
-
--- bound_workspace_exists --
--- Whether the workspace this session is bound to still exists (a memory opened before it was deleted reads nothing)
-select exists (select from beliefdb.workspace w where w.id = beliefdb.current_workspace_id());
 
 -- correction_preview --
 -- What correcting a belief would change, nothing written

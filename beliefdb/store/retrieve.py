@@ -280,10 +280,12 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
             fragments = got.get("fragments", [])
             answers = _with_history(answers, got.get("history", []), as_of, c)
             hint = _before_recording(c, as_of) if as_of is not None and not answers else None
-            if not answers and not fragments and not _reads(c, (None, Q.bound_workspace_exists, None))[0][0][0]:
+            if not answers and not fragments and not _reads(c, (None, Q.bound_workspace_name, None))[0]:
                 # (no match would say the workspace holds nothing on it; it holds nothing at all)
-                raise errors.UnknownWorkspace("this memory's workspace no longer exists (it was deleted): open a"
-                                              " memory on an existing workspace (beliefdb workspace list)")
+                raise errors.UnknownWorkspace(
+                    f"this memory's workspace {db.workspace_name!r} no longer exists (it was deleted; one made"
+                    " since under its name is another): open a memory on it again, or on another (beliefdb"
+                    " workspace list); an agent's login: ask for a new one")
     except errors.SchemaMismatch:
         raise  # (not memory out of reach for a while: a schema to migrate, which no retry mends)
     except errors.DatabaseUnavailable as exc:

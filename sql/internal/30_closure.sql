@@ -584,7 +584,8 @@ begin
         -- new id, which the memory does not follow, said "no workspace bound")
         if v_ws is not null and not exists (select from beliefdb.workspace w where w.id = v_ws) then
             raise exception 'workspace % no longer exists (it was deleted): nothing was written', v_ws
-                using errcode = 'BD003', hint = 'open a memory on an existing workspace (beliefdb workspace list)';
+                using errcode = 'BD003', hint = 'open a memory on an existing workspace (beliefdb workspace list);'
+                                                 ' an agent''s login: ask for a new one';
         end if;
         raise exception 'no workspace bound (set beliefdb.workspace_id), or the workspace has no audit chain'
             using errcode = 'BD003';
