@@ -134,17 +134,12 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
-# Latin letters with no accent to drop, as they are spelt in ASCII (Größe -> grosse, not groe)
-_SPELT: Final = MappingProxyType({"ß": "ss", "æ": "ae", "ø": "o", "œ": "oe", "đ": "d", "ð": "d", "ł": "l",
-                                  "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t"})
-
-
 def _folded(ch: str) -> str:
-    """A lowercase letter of a name as it is kept: a Latin letter with an accent as its ASCII letter (``é`` ->
-    ``e``), one of :data:`_SPELT` as spelt in ASCII (``ß`` -> ``ss``), any other letter as itself."""
+    """A letter of a name as it is kept: a Latin letter with an accent as its ASCII letter (``é`` -> ``e``),
+    any other letter of any script as itself."""
     if ch.isascii() or "LATIN" not in unicodedata.name(ch, ""):
         return ch
-    return _SPELT.get(ch) or "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii()) or ch
+    return "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii()) or ch
 
 
 def name_parts(words: str) -> list[str]:
@@ -173,8 +168,7 @@ def normalise_name(words: str, *, singular: bool = True) -> str:
     last word made singular (unless ``singular`` is false: a name, "James").
 
     Letters of any script are kept as written (``Гарантия`` -> ``гарантия``, ``退货`` -> ``退货``), Latin
-    accents folded (``café`` -> ``cafe``) and Latin letters without one spelt in ASCII (``Straße`` -> ``strasse``,
-    ``Øre`` -> ``ore``); punctuation and spaces separate words, so the result may be
+    accents folded (``café`` -> ``cafe``); punctuation and spaces separate words, so the result may be
     empty. ``"Returns"`` -> ``return``, ``"policies"`` -> ``policy``; ``status``, ``address`` and words of
     3 letters or fewer stay as they are.
     """
