@@ -10,6 +10,7 @@ name in :mod:`beliefdb.text.registry`.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -134,6 +135,9 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
+_NAME_PART_RE: Final = re.compile(r"[a-z0-9]+")
+
+
 def _folded(ch: str) -> str:
     """A letter of a name as it is kept: a Latin letter with an accent as its ASCII letter (``é`` -> ``e``),
     any other letter of any script as itself."""
@@ -164,15 +168,18 @@ def name_parts(words: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)  # (a document names the same few subjects and attributes on every line)
 def normalise_name(words: str, *, singular: bool = True) -> str:
-    """A lowercase snake_case identifier for ``words`` (its words, :func:`name_parts`, joined by ``_``), its
-    last word made singular (unless ``singular`` is false: a name, "James").
+    """A lowercase snake_case identifier for ``words``, its last word made singular (unless ``singular`` is
+    false: a name, "James").
 
-    Letters of any script are kept as written (``Гарантия`` -> ``гарантия``, ``退货`` -> ``退货``), Latin
-    accents folded (``café`` -> ``cafe``); punctuation and spaces separate words, so the result may be
-    empty. ``"Returns"`` -> ``return``, ``"policies"`` -> ``policy``; ``status``, ``address`` and words of
-    3 letters or fewer stay as they are.
+    Accents are folded (``café`` -> ``cafe``) and other non-ASCII characters dropped (``Größe`` -> ``groe``:
+    names stored by earlier releases are computed so, and a document ingested again must name its claims
+    as it did), unless that leaves nothing while ``words`` has letters of another script: then they are the
+    name, as written (:func:`name_parts`: ``Гарантия`` -> ``гарантия``, ``退货`` -> ``退货``, which were
+    all nothing, a file's facts all "document"'s). So the result may be empty. ``"Returns"`` -> ``return``,
+    ``"policies"`` -> ``policy``; ``status``, ``address`` and words of 3 letters or fewer stay as they are.
     """
-    parts = name_parts(words)
+    folded = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode("ascii").lower()
+    parts = _NAME_PART_RE.findall(folded) or name_parts(words)
     if parts and singular:
         parts[-1] = _singular(parts[-1])
     return "_".join(parts)

@@ -22,7 +22,7 @@ __all__ = ["RESPONSE_FORMAT", "SCHEMA", "Answer", "BeliefItem", "MalformedAnswer
 
 
 def snake_name(raw: str) -> str:
-    """Like the rule extractor's names; text normalise_name cannot spell in ASCII keeps its own letters."""
+    """Like the rule extractor's names (:func:`normalise_name`); text with no letter or digit as it is, spaced by _."""
     return normalise_name(raw) or re.sub(r"\s+", "_", raw.strip().lower())
 
 

@@ -157,7 +157,8 @@ def names(phrase: str, source_name: str, *, strict: bool = True,
         return None
     if any(is_cjk(ch) for w in words for ch in w):
         return cjk_names("".join(words), source_name, unnamed=unnamed)
-    if any(_not_latin(ch) for w in words for ch in w):  # ("Срок гарантии": no English word order to split by)
+    # ("Срок гарантии": no English word order to split by; a Greek µ or a ʻokina in English text is still English)
+    if any(_not_latin(ch) for w in words for ch in w) and not any(_latin(ch) for w in words for ch in w):
         attribute = normalise_name(" ".join(words), singular=False)
         return (unnamed or source_subject(source_name), attribute, "fact") if attribute else None
     # a possessive names the subject ("Dana's badge code": dana / badge_code), what follows it the attribute,
@@ -203,37 +204,44 @@ def is_cjk(ch: str) -> bool:
     return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
 
 
+def _latin(ch: str) -> bool:
+    """Whether ``ch`` is a letter of the Latin script (ASCII, accented, or one earlier releases dropped: ß, ø)."""
+    return ch.isalpha() and (ch.isascii() or "LATIN" in unicodedata.name(ch, ""))
+
+
 def _not_latin(ch: str) -> bool:
     """Whether ``ch`` is a letter of a script other than Latin (Cyrillic, Arabic, Greek, ...)."""
     return ch.isalpha() and not ch.isascii() and "LATIN" not in unicodedata.name(ch, "")
 
 
 def cjk_name(phrase: str) -> str:
-    """A CJK phrase as a name: its letters and digits as :func:`~beliefdb.text.extractor.name_parts` keeps
-    them, unspaced (CJK words have no spaces between them)."""
-    return "".join(name_parts(phrase))
+    """A CJK phrase as a name, unspaced (CJK words have no spaces between them): its CJK and ASCII letters and
+    digits after NFKC (``¹``, a full-width ``Ａ``: the digit or letter they stand for), as earlier releases
+    named it; only when that leaves nothing, its letters and digits of any script
+    (:func:`~beliefdb.text.extractor.name_parts`)."""
+    folded = unicodedata.normalize("NFKC", phrase).lower()
+    kept = "".join(ch for ch in folded if is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
+    return kept or "".join(name_parts(phrase))
 
 
 # Chinese pronouns and demonstratives: no thing a phrase names ("这是一个测试。", "我是学生。": no fact, as
-# "This is a test." is none); before 的 ("我们的新政策") or as a demonstrative ("这个产品"), a determiner
+# "This is a test." is none)
 CJK_PRONOUNS: Final = frozenset({
     "我", "你", "您", "他", "她", "它", "我们", "你们", "您们", "他们", "她们", "它们", "咱", "咱们", "大家", "自己",
     "这", "那", "这个", "那个", "这些", "那些", "这里", "那里", "这儿", "那儿", "这样", "那样", "哪", "哪个", "哪些",
     "哪里", "谁", "什么", "此", "其", "别人", "人家",
 })
-_CJK_DEMONSTRATIVES: Final = ("这个", "那个", "这些", "那些")
 
 
 def cjk_names(phrase: str, source_name: str, *, unnamed: str | None = None) -> tuple[str, str, str] | None:
     """CJK words are not spaced and not transliterated: the phrase itself names the attribute (of
     ``unnamed``, the section's subject, when it names none, else of the source's); a pronoun or demonstrative
-    (:data:`CJK_PRONOUNS`) names nothing, and before 的 or a noun it is dropped as a determiner is."""
+    (:data:`CJK_PRONOUNS`) alone names nothing."""
     subject_part, _, attribute_part = phrase.rpartition("的")
     attribute, subject = cjk_name(attribute_part), cjk_name(subject_part)
-    if subject in CJK_PRONOUNS:
-        subject = ""
-    if attribute.startswith(_CJK_DEMONSTRATIVES) and attribute[2:]:
-        attribute = attribute[2:]
+    # (a pronoun before 的 stays the subject, as earlier releases stored it: a conversation's "我的电话是555"
+    # is 我 / 电话, which a rule reading turns may map to the speaker; a document ingested again names its
+    # claims as it did)
     if not attribute or attribute in CJK_PRONOUNS:
         return None
     return subject or unnamed or source_subject(source_name), attribute, "fact"

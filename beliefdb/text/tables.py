@@ -82,8 +82,10 @@ def table_rows(text: str) -> dict[int, TableRow]:
 
 
 def column_name(header: str) -> str:
-    """The attribute a column's header names: its name, a CJK one unspaced as a CJK key's; '' for none."""
-    return cjk_name(header) if any(is_cjk(ch) for ch in header) else normalise_name(header, singular=False)
+    """The attribute a column's header names: its name (:func:`normalise_name`), a CJK one unspaced as a CJK
+    key's (a header with ASCII letters or digits is named as earlier releases named it); '' for none."""
+    name = normalise_name(header, singular=False)
+    return cjk_name(header) if not name.isascii() and any(is_cjk(ch) for ch in header) else name
 
 
 def unnamed_cells(text: str, start: int, row: TableRow) -> list[tuple[int, int, str]]:
