@@ -152,13 +152,9 @@ def forget(
                f" {result.redacted} quote(s) masked in source text, {result.jobs} job(s) and"
                f" {result.proposals} proposal(s) masked or cleared"
                + (f", {result.labels_masked} speaker label(s) masked" if result.labels_masked else "") + ";"
-               f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held")
-    # (what stops holding or being current, or is current again, as retract's report says it; no kinds: what
-    # was forgotten has no label left to name it by)
-    for line in render.change_lines(result.changes, preview=result.preview):
-        typer.echo(f"  {line}")
-    if result.preview:
-        typer.echo(f"fingerprint: {fingerprint} (forget --expect with it forgets only this)")
+               f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held"
+               + (f"\nfingerprint: {fingerprint} (forget --expect with it forgets only this)"
+                  if result.preview else ""))
     if result.mentions:
         shown = ", ".join(f"{m.kind} {m.id} ({m.field}, {m.owner})" for m in result.mentions[:MENTIONS_SHOWN])
         more = result.mentions_total - MENTIONS_SHOWN

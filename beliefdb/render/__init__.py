@@ -271,19 +271,14 @@ def changes(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str] | No
             return head
     else:
         head = "preview (nothing written):" if preview else ""
-    return "\n".join([*([head] if head else []), *change_lines(c, preview=preview, kinds=kinds)])
+    lines = [head] if head else []
 
-
-def change_lines(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str] | None = None) -> list[str]:
-    """A change report's lines under its head (:func:`changes`; forget's report ends with them): what
-    stopped (would stop) being current, is current again, stopped holding, holds again, the decisions
-    flagged, the actions held and the decisions left standing, on what."""
     def line(did: str, would: str, ids: list[UUID], *, mixed: bool = True) -> str:
         return (f"{would if preview else did}: {len(ids)}"
                 + (f" ({_by_kind(ids, kinds)})" if mixed and kinds is not None and ids else "")
                 + ("  " + ", ".join(short(x) for x in ids) if ids else ""))
 
-    lines = [
+    lines += [
         line("stopped being current", "would stop being current", c.stopped_current),
         line("current again", "would be current again", c.became_current),
         line("stopped holding", "would stop holding", c.stopped_holding),
@@ -294,7 +289,7 @@ def change_lines(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str]
     for s in c.survives:
         by = "; ".join(" + ".join(short(x) for x in group) for group in s.by)
         lines.append(f"decision {short(s.decision)} {'would stay' if preview else 'stays'} standing, supported by {by}")
-    return lines
+    return "\n".join(lines)
 
 
 @for_terminal
