@@ -7,6 +7,7 @@ as the original did, its audit chains verify and continue; a DBA's own pg_restor
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
@@ -208,6 +209,26 @@ def test_dump_never_overwrites_or_half_writes(cli: Cli, tmp_path: Path) -> None:
     unreachable = cli.error("db", "dump", tmp_path / "x.dump", "--db", "postgresql://nobody@127.0.0.1:1/none")
     assert unreachable["error"] == "database_unavailable"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["beliefdb.dump"]
+
+
+def test_dump_writes_through_a_link_and_refuses_what_is_no_regular_file(cli: Cli, tmp_path: Path) -> None:
+    """(trial24) --force renamed the dump over whatever the path was: a link to the kept dump became a file of its
+    own (the kept one stale), a FIFO or a device node a regular file (as root, /dev/null or /dev/full)."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "real.dump").write_bytes(b"old")
+    (tmp_path / "latest.dump").symlink_to(kept / "real.dump")
+    assert cli.json("db", "dump", tmp_path / "latest.dump", "--force")["bytes"] > 100
+    assert (tmp_path / "latest.dump").is_symlink() and (kept / "real.dump").stat().st_size > 100
+    os.mkfifo(tmp_path / "pipe.dump")
+    said = cli.error("db", "dump", tmp_path / "pipe.dump", "--force", code="invalid_input")
+    assert said["message"].endswith("is not a regular file (a FIFO, socket or device): refused")
+    assert stat.S_ISFIFO((tmp_path / "pipe.dump").stat().st_mode)
+    (tmp_path / "beliefdb.dump.partial").write_bytes(b"mine")  # (a file of that name is never written over)
+    cli.json("db", "dump", tmp_path / "beliefdb.dump")
+    assert (tmp_path / "beliefdb.dump.partial").read_bytes() == b"mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "beliefdb.dump", "beliefdb.dump.partial", "kept", "latest.dump", "pipe.dump"]
 
 
 def test_operations_md_names_the_schema_the_extensions_live_in(postgresql: psycopg.Connection[Any]) -> None:

@@ -86,13 +86,19 @@ def _target(url: str) -> _Target:
 def dump_target(file: Path, *, overwrite: bool = False) -> Path:
     """The file a dump may be written to, refused before any database is resolved (an embedded one started)."""
     file = file.expanduser().absolute()
+    if file.is_symlink():  # (a link to where the dumps are kept: written through, never replaced by a file)
+        file = file.resolve()
     if file.is_dir():
         raise errors.InvalidInput(f"{file} is a folder: give the dump a file name")
+    if file.exists() and not file.is_file():  # (a FIFO, a socket, a device: renamed over, as root /dev/null)
+        raise errors.InvalidInput(f"{file} is not a regular file (a FIFO, socket or device): refused")
     if file.exists() and not overwrite:
         raise errors.InvalidInput(f"{file} already exists: choose another name, or add"
                                   f" {errors.argument('overwrite', True, option='--force')} to replace it")
     if not file.parent.is_dir():
         raise errors.InvalidInput(f"no such folder: {file.parent}")
+    if not os.access(file.parent, os.W_OK):
+        raise errors.InvalidInput(f"cannot write in {file.parent}: choose a folder of yours")
     return file
 
 
@@ -103,7 +109,9 @@ def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
     target = _target(url)
     if not target.installed:
         raise errors.DatabaseUnavailable("beliefdb is not installed in this database: there is nothing to dump")
-    partial = file.with_name(file.name + ".partial")
+    fd, name = tempfile.mkstemp(prefix=f"{file.name}.", suffix=".partial", dir=file.parent)  # (never a file of yours)
+    os.close(fd)
+    partial = Path(name)
     try:
         with _client_conninfo(url) as conninfo:
             try:
