@@ -149,14 +149,20 @@ class NotFound(BeliefDBError):
 
 
 class UnknownWorkspace(NotFound):
+    """A workspace that does not exist: never created, or deleted since a memory was opened on it."""
+
     code = ErrorCode.unknown_workspace.name
 
 
 class UnknownBelief(NotFound):
+    """A belief id or prefix that names no belief of the workspace (or one forgotten since)."""
+
     code = "unknown_belief"
 
 
 class AmbiguousId(BeliefDBError):
+    """An id prefix that begins more than one node's id: give more of it."""
+
     code = ErrorCode.ambiguous_id.name
 
     def __init__(self, message: str) -> None:
@@ -210,6 +216,8 @@ class SchemaMismatch(DatabaseUnavailable):
 
 
 class PermissionDenied(BeliefDBError):
+    """The login may not do this (a role, a grant, an agent bound to another workspace): the message says what."""
+
     code = "permission_denied"
 
 
