@@ -18,6 +18,10 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
+from pgvector import Vector
+from pgvector.psycopg.vector import VectorBinaryDumper, VectorBinaryLoader, VectorDumper, VectorLoader
+from psycopg.adapt import Dumper
+from psycopg.types import TypeInfo
 from psycopg.types.composite import CompositeInfo, register_composite
 
 from beliefdb.db.queries import Q
@@ -78,16 +82,48 @@ NESTED: dict[str, Callable[[Sequence[Any], CompositeInfo], Any]] = {
 Composites = list[tuple[str, CompositeInfo]]
 
 
+#: every CompositeInfo made, by what it says: psycopg makes a loader and dumper class for each info it is
+#: given and keeps them for good (functools.cache, keyed by the info's identity), so a new info for each
+#: memory opened grew the process ~75 KB a memory (a server evicting and reopening principals' memories:
+#: 38 MB per 500). Equal catalog rows get the same info, and so the same classes.
+_INFOS: dict[tuple[Any, ...], CompositeInfo] = {}
+
+
 def fetch(conn: psycopg.Connection[Any]) -> Composites:
     """The nested composites' catalog information, by name (those a database lacks are left out), in one
     round trip (``CompositeInfo.fetch`` takes one each: a fifth of opening a memory)."""
     rows = conn.execute(Q.composite_types, {"names": list(NESTED)}).fetchall()
-    return [(named, CompositeInfo(name, oid, array_oid, regtype=regtype, field_names=field_names,
-                                  field_types=field_types))
-            for named, name, oid, array_oid, regtype, field_names, field_types in rows]
+    found: Composites = []
+    for named, name, oid, array_oid, regtype, field_names, field_types in rows:
+        key = (name, oid, array_oid, regtype, tuple(field_names), tuple(field_types))
+        info = _INFOS.get(key)
+        if info is None:
+            info = _INFOS.setdefault(key, CompositeInfo(name, oid, array_oid, regtype=regtype,
+                                                        field_names=field_names, field_types=field_types))
+        found.append((named, info))
+    return found
 
 
 def register(conn: psycopg.Connection[Any], composites: Composites) -> None:
     """Load the nested composites on ``conn`` as their models."""
     for name, info in composites:
         register_composite(info, conn, make_object=NESTED[name])
+
+
+#: pgvector's dumpers for a vector type's oid, made once (its register_vector_info makes two classes for each
+#: connection, which psycopg's adapters keep for good: ~2 KB more a connection, for ever)
+_VECTOR_DUMPERS: dict[int, tuple[type[Dumper], type[Dumper]]] = {}
+
+
+def register_vector(conn: psycopg.Connection[Any], info: TypeInfo) -> None:
+    """pgvector's register_vector_info for ``info`` on ``conn``, its dumper classes made once per oid."""
+    info.register(conn)
+    dumpers = _VECTOR_DUMPERS.get(info.oid)
+    if dumpers is None:
+        dumpers = _VECTOR_DUMPERS.setdefault(info.oid, (type("", (VectorDumper,), {"oid": info.oid}),
+                                                        type("", (VectorBinaryDumper,), {"oid": info.oid})))
+    for dumper in dumpers:
+        conn.adapters.register_dumper(Vector, dumper)
+        conn.adapters.register_dumper("numpy.ndarray", dumper)
+    conn.adapters.register_loader(info.oid, VectorLoader)
+    conn.adapters.register_loader(info.oid, VectorBinaryLoader)

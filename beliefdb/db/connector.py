@@ -20,7 +20,6 @@ from contextlib import contextmanager, suppress
 from typing import Any, LiteralString
 
 import psycopg
-from pgvector.psycopg.vector import register_vector_info
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.rows import kwargs_row
@@ -275,7 +274,7 @@ class Database:
         _bind(conn, self.workspace_id, self.principal)
         if self._vector is not None:
             # pgvector's adapter: Vector parameters and results travel in binary, not as text
-            register_vector_info(conn, self._vector)
+            composites.register_vector(conn, self._vector)
         # the API's composites that come nested in its results load as beliefdb's models
         composites.register(conn, self._composites)
         conn.commit()
