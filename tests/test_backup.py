@@ -213,13 +213,18 @@ def test_dump_never_overwrites_or_half_writes(cli: Cli, tmp_path: Path) -> None:
 
 def test_dump_writes_through_a_link_and_refuses_what_is_no_regular_file(cli: Cli, tmp_path: Path) -> None:
     """(trial24) --force renamed the dump over whatever the path was: a link to the kept dump became a file of its
-    own (the kept one stale), a FIFO or a device node a regular file (as root, /dev/null or /dev/full)."""
+    own (the kept one stale), a FIFO or a device node a regular file (as root, /dev/null or /dev/full). A link is
+    refused (followed, one planted in a shared folder would have root write where it points)."""
     kept = tmp_path / "kept"
     kept.mkdir()
     (kept / "real.dump").write_bytes(b"old")
     (tmp_path / "latest.dump").symlink_to(kept / "real.dump")
-    assert cli.json("db", "dump", tmp_path / "latest.dump", "--force")["bytes"] > 100
-    assert (tmp_path / "latest.dump").is_symlink() and (kept / "real.dump").stat().st_size > 100
+    said = cli.error("db", "dump", tmp_path / "latest.dump", "--force", code="invalid_input")
+    assert said["message"].endswith("is a symbolic link: give the path of the file itself")
+    assert (tmp_path / "latest.dump").is_symlink() and (kept / "real.dump").read_bytes() == b"old"
+    (tmp_path / "dangling.dump").symlink_to(tmp_path / "nowhere")
+    cli.error("db", "dump", tmp_path / "dangling.dump", code="invalid_input")
+    (tmp_path / "dangling.dump").unlink()
     os.mkfifo(tmp_path / "pipe.dump")
     said = cli.error("db", "dump", tmp_path / "pipe.dump", "--force", code="invalid_input")
     assert said["message"].endswith("is not a regular file (a FIFO, socket or device): refused")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -86,8 +87,9 @@ def _target(url: str) -> _Target:
 def dump_target(file: Path, *, overwrite: bool = False) -> Path:
     """The file a dump may be written to, refused before any database is resolved (an embedded one started)."""
     file = file.expanduser().absolute()
-    if file.is_symlink():  # (a link to where the dumps are kept: written through, never replaced by a file)
-        file = file.resolve()
+    if file.is_symlink():  # (renamed over, it became a file of its own; followed, a link another user planted
+        # in a shared folder would have root write where it points)
+        raise errors.InvalidInput(f"{file} is a symbolic link: give the path of the file itself")
     if file.is_dir():
         raise errors.InvalidInput(f"{file} is a folder: give the dump a file name")
     if file.exists() and not file.is_file():  # (a FIFO, a socket, a device: renamed over, as root /dev/null)
@@ -97,7 +99,7 @@ def dump_target(file: Path, *, overwrite: bool = False) -> Path:
                                   f" {errors.argument('overwrite', True, option='--force')} to replace it")
     if not file.parent.is_dir():
         raise errors.InvalidInput(f"no such folder: {file.parent}")
-    if not os.access(file.parent, os.W_OK):
+    if not os.access(file.parent, os.W_OK | os.X_OK):
         raise errors.InvalidInput(f"cannot write in {file.parent}: choose a folder of yours")
     return file
 
@@ -109,9 +111,7 @@ def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
     target = _target(url)
     if not target.installed:
         raise errors.DatabaseUnavailable("beliefdb is not installed in this database: there is nothing to dump")
-    fd, name = tempfile.mkstemp(prefix=f"{file.name}.", suffix=".partial", dir=file.parent)  # (never a file of yours)
-    os.close(fd)
-    partial = Path(name)
+    partial = file.with_name(f"{file.name}.{secrets.token_hex(4)}.partial")  # (never a file of yours)
     try:
         with _client_conninfo(url) as conninfo:
             try:

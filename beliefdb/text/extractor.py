@@ -21,7 +21,8 @@ from typing import ClassVar, Final
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import BELIEF_KINDS
 
-__all__ = ["KINDS", "Candidate", "Extractor", "NoExtractor", "name_parts", "normalise_name", "on_turn", "turn_of"]
+__all__ = ["KINDS", "Candidate", "Extractor", "NoExtractor", "any_script_name", "name_parts", "normalise_name",
+           "on_turn", "turn_of"]
 
 KINDS: Final = BELIEF_KINDS  # the kinds of belief an extractor may propose
 
@@ -168,18 +169,27 @@ def name_parts(words: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)  # (a document names the same few subjects and attributes on every line)
 def normalise_name(words: str, *, singular: bool = True) -> str:
-    """A lowercase snake_case identifier for ``words``, its last word made singular (unless ``singular`` is
-    false: a name, "James").
+    """A lowercase snake_case identifier (``[a-z0-9_]``) for ``words``, its last word made singular
+    (unless ``singular`` is false: a name, "James").
 
-    Accents are folded (``café`` -> ``cafe``) and other non-ASCII characters dropped (``Größe`` -> ``groe``:
-    names stored by earlier releases are computed so, and a document ingested again must name its claims
-    as it did), unless that leaves nothing while ``words`` has letters of another script: then they are the
-    name, as written (:func:`name_parts`: ``Гарантия`` -> ``гарантия``, ``退货`` -> ``退货``, which were
-    all nothing, a file's facts all "document"'s). So the result may be empty. ``"Returns"`` -> ``return``,
-    ``"policies"`` -> ``policy``; ``status``, ``address`` and words of 3 letters or fewer stay as they are.
+    Accents are folded (``café`` -> ``cafe``); other non-ASCII letters are dropped like punctuation, so
+    the result may be empty (names stored by earlier releases are made so: a document ingested again must
+    name its claims as it did; :func:`any_script_name` names what this leaves empty). ``"Returns"`` ->
+    ``return``, ``"policies"`` -> ``policy``; ``status``, ``address`` and words of 3 letters or fewer stay.
     """
     folded = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode("ascii").lower()
-    parts = _NAME_PART_RE.findall(folded) or name_parts(words)
+    parts = _NAME_PART_RE.findall(folded)
+    if parts and singular:
+        parts[-1] = _singular(parts[-1])
+    return "_".join(parts)
+
+
+@functools.lru_cache(maxsize=1024)
+def any_script_name(words: str, *, singular: bool = True) -> str:
+    """A name in any script, for what :func:`normalise_name` leaves empty (``Гарантия`` -> ``гарантия``,
+    ``退货`` -> ``退货``, ``Срок гарантии`` -> ``срок_гарантии``): its words (:func:`name_parts`) joined by
+    ``_``, the last made singular as there."""
+    parts = name_parts(words)
     if parts and singular:
         parts[-1] = _singular(parts[-1])
     return "_".join(parts)

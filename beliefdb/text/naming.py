@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Final
 
-from beliefdb.text.extractor import Candidate, name_parts, normalise_name
+from beliefdb.text.extractor import Candidate, any_script_name, normalise_name
 
 __all__ = ["CJK_PRONOUNS", "DETERMINERS", "MACHINE_ROLES", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "as_said",
            "cjk_names", "is_cjk", "kind_of", "names", "noun_words", "of_names", "section_subject", "source_subject",
@@ -36,10 +36,10 @@ QUALIFIERS: Final = frozenset({
 
 def speaker_subject(speaker: str) -> str:
     """The subject a speaker's statements about themselves are about: their name in lowercase snake_case,
-    accents folded, letters of other scripts kept, no word made singular ("James Doe" -> ``james_doe``,
-    "Алиса" -> ``алиса``, :func:`~beliefdb.text.extractor.normalise_name`); the name lowercased when it
-    has no letters or digits."""
-    return normalise_name(speaker, singular=False) or "_".join(speaker.lower().split())
+    accents folded, no word made singular ("James Doe" -> ``james_doe``); the name lowercased when it
+    has no ASCII letters or digits."""
+    folded = unicodedata.normalize("NFKD", speaker).encode("ascii", "ignore").decode("ascii").lower()
+    return "_".join(re.findall(r"[a-z0-9]+", folded)) or "_".join(speaker.lower().split())
 
 
 # A speaker named by a chat log's role ({"role": "user"}) is whoever that role was in that conversation
@@ -77,7 +77,7 @@ def source_subject(source_name: str) -> str:
     digit. A backslash is a Windows path's
     separator, unless it begins the escape of a byte that is not UTF-8 (``caf\\xe9.md``, beliefdb.inputs.shown)."""
     stem = PurePosixPath(re.sub(r"\\(?![xu][0-9a-fA-F]{2})", "/", source_name)).stem
-    return normalise_name(stem) or "document"
+    return normalise_name(stem) or any_script_name(stem) or "document"
 
 DETERMINERS: Final = frozenset({"the", "a", "an", "our", "your", "their", "its", "my", "his", "her",
                                  "this", "that", "these", "those"})
@@ -157,10 +157,6 @@ def names(phrase: str, source_name: str, *, strict: bool = True,
         return None
     if any(is_cjk(ch) for w in words for ch in w):
         return cjk_names("".join(words), source_name, unnamed=unnamed)
-    # ("Срок гарантии": no English word order to split by; a Greek µ or a ʻokina in English text is still English)
-    if any(_not_latin(ch) for w in words for ch in w) and not any(_latin(ch) for w in words for ch in w):
-        attribute = normalise_name(" ".join(words), singular=False)
-        return (unnamed or source_subject(source_name), attribute, "fact") if attribute else None
     # a possessive names the subject ("Dana's badge code": dana / badge_code), what follows it the attribute,
     # a policy by its last word ("Employees' notice period"); a possessor is made singular when it is
     # a plural's ("employees'"), not a name's ("James's": james, as speaker_subject names him)
@@ -177,14 +173,17 @@ def names(phrase: str, source_name: str, *, strict: bool = True,
     while split > 0 and (words[split - 1].lower() in QUALIFIERS or words[split - 1].lower() == "per"):
         split = max(split - (2 if words[split - 1].lower() == "per" else 1), 0)
     attribute = normalise_name(" ".join(words[split:]))
-    if not attribute:
-        return None
-    if split == 0:
+    if attribute and split == 0:
         return unnamed or source_subject(source_name), attribute, kind_of(attribute)
     subject = normalise_name(" ".join(words[:split]))
-    if not subject:
-        return None
-    return with_policy(subject, attribute), attribute, kind_of(attribute)
+    if attribute and subject:
+        return with_policy(subject, attribute), attribute, kind_of(attribute)
+    # named nothing in ASCII (so no name stored before changes): a phrase of another script alone
+    # ("Срок гарантии") is the attribute whole, as written, with no English word order to split it by
+    if any(_not_latin(ch) for w in words for ch in w) and not any(_latin(ch) for w in words for ch in w):
+        attribute = any_script_name(" ".join(words), singular=False)
+        return (unnamed or source_subject(source_name), attribute, "fact") if attribute else None
+    return None
 
 _SECTION_NUMBER: Final = re.compile(r"(?:\d{1,3}[.)]?)+\s+")
 
@@ -215,13 +214,10 @@ def _not_latin(ch: str) -> bool:
 
 
 def cjk_name(phrase: str) -> str:
-    """A CJK phrase as a name, unspaced (CJK words have no spaces between them): its CJK and ASCII letters and
-    digits after NFKC (``¹``, a full-width ``Ａ``: the digit or letter they stand for), as earlier releases
-    named it; only when that leaves nothing, its letters and digits of any script
-    (:func:`~beliefdb.text.extractor.name_parts`)."""
+    # NFKC first, so that "¹" or a full-width "Ａ" is the digit or letter it stands for; any other
+    # letter or digit that is neither CJK nor ASCII would make a name that fits no name's pattern
     folded = unicodedata.normalize("NFKC", phrase).lower()
-    kept = "".join(ch for ch in folded if is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
-    return kept or "".join(name_parts(phrase))
+    return "".join(ch for ch in folded if is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
 
 
 # Chinese pronouns and demonstratives: no thing a phrase names ("这是一个测试。", "我是学生。": no fact, as

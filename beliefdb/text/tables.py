@@ -12,7 +12,7 @@ import re
 from itertools import pairwise
 from typing import Final, NamedTuple
 
-from beliefdb.text.extractor import Candidate, normalise_name
+from beliefdb.text.extractor import Candidate, any_script_name, normalise_name
 from beliefdb.text.fragments import LINE_BREAKS
 from beliefdb.text.naming import cjk_name, is_cjk, kind_of
 
@@ -82,10 +82,10 @@ def table_rows(text: str) -> dict[int, TableRow]:
 
 
 def column_name(header: str) -> str:
-    """The attribute a column's header names: its name (:func:`normalise_name`), a CJK one unspaced as a CJK
-    key's (a header with ASCII letters or digits is named as earlier releases named it); '' for none."""
-    name = normalise_name(header, singular=False)
-    return cjk_name(header) if not name.isascii() and any(is_cjk(ch) for ch in header) else name
+    """The attribute a column's header names: its name as earlier releases named it (:func:`normalise_name`),
+    or, where that is nothing, a CJK one unspaced as a CJK key's, another in its own script; '' for none."""
+    return normalise_name(header, singular=False) or (
+        cjk_name(header) if any(is_cjk(ch) for ch in header) else any_script_name(header, singular=False))
 
 
 def unnamed_cells(text: str, start: int, row: TableRow) -> list[tuple[int, int, str]]:
@@ -111,7 +111,7 @@ def unnamed_cells(text: str, start: int, row: TableRow) -> list[tuple[int, int, 
 def row_candidates(text: str, start: int, row: TableRow, subject: str) -> list[Candidate]:
     """The beliefs of the row starting at ``start``, about ``subject`` (the section's)."""
     key, value_cells = row.cells[0], row.cells[1:]
-    scope_key = column_name(row.header[0]) or "row"
+    scope_key = normalise_name(row.header[0], singular=False) or "row"  # (as stored before: "| 地区 |" is "row")
     if not key:
         return []
     quote = text[start:row.end]
