@@ -180,7 +180,8 @@ def names(phrase: str, source_name: str, *, strict: bool = True,
         return with_policy(subject, attribute), attribute, kind_of(attribute)
     # named nothing in ASCII (so no name stored before changes): a phrase of another script alone
     # ("Срок гарантии") is the attribute whole, as written, with no English word order to split it by
-    if any(_not_latin(ch) for w in words for ch in w) and not any(_latin(ch) for w in words for ch in w):
+    letters = [ch for w in words for ch in w if ch.isalpha()]
+    if letters and not any(_latin(ch) for ch in letters):
         attribute = any_script_name(" ".join(words), singular=False)
         return (unnamed or source_subject(source_name), attribute, "fact") if attribute else None
     return None
@@ -204,13 +205,8 @@ def is_cjk(ch: str) -> bool:
 
 
 def _latin(ch: str) -> bool:
-    """Whether ``ch`` is a letter of the Latin script (ASCII, accented, or one earlier releases dropped: ß, ø)."""
-    return ch.isalpha() and (ch.isascii() or "LATIN" in unicodedata.name(ch, ""))
-
-
-def _not_latin(ch: str) -> bool:
-    """Whether ``ch`` is a letter of a script other than Latin (Cyrillic, Arabic, Greek, ...)."""
-    return ch.isalpha() and not ch.isascii() and "LATIN" not in unicodedata.name(ch, "")
+    """Whether the letter ``ch`` is of the Latin script (ASCII, accented, or one earlier releases dropped: ß, ø)."""
+    return ch.isascii() or "LATIN" in unicodedata.name(ch, "")
 
 
 def cjk_name(phrase: str) -> str:

@@ -30,15 +30,29 @@ class TableRow(NamedTuple):
     end: int  # where the row's line ends, its trailing whitespace left out
 
 
+def _cell_spans(line: str) -> list[tuple[int, int]] | None:
+    """Where the cells of a table line are in it (its outer pipes optional; each cell without the spaces
+    around it), or None when it has no pipe."""
+    lo, hi = len(line) - len(line.lstrip()), len(line.rstrip())
+    if "|" not in line[lo:hi]:
+        return None
+    if line.startswith("|", lo):
+        lo += 1
+    if line[lo:hi].endswith("|") and not line[lo:hi].endswith("\\|"):
+        hi -= 1
+    bounds = [lo - 1, *(m.start() for m in _PIPE.finditer(line, lo, hi)), hi]
+    spans = []
+    for a, b in pairwise(bounds):
+        cell = line[a + 1:b]
+        begin = a + 1 + len(cell) - len(cell.lstrip())
+        spans.append((begin, begin + len(cell.strip())))
+    return spans
+
+
 def _cells(line: str) -> list[str] | None:
     """The cells of a table line (its outer pipes optional), or None when it has no pipe."""
-    body = line.strip()
-    if "|" not in body:
-        return None
-    body = body.removeprefix("|")
-    if body.endswith("|") and not body.endswith("\\|"):
-        body = body[:-1]
-    return [cell.strip() for cell in _PIPE.split(body)]
+    spans = _cell_spans(line)
+    return None if spans is None else [line[a:b] for a, b in spans]
 
 
 def is_table_rule(text: str, start: int, end: int) -> bool:
@@ -92,20 +106,9 @@ def unnamed_cells(text: str, start: int, row: TableRow) -> list[tuple[int, int, 
     """The cells of the row starting at ``start`` that say something under a header that names nothing
     (:func:`column_name`): each as (start, end, header), its offsets in ``text``, the first cell (the row's
     key) never."""
-    line = text[start:row.end]
-    bounds = [-1, *(m.start() for m in _PIPE.finditer(line)), len(line)]
-    spans = [(a + 1, b) for a, b in pairwise(bounds)]
-    if line.startswith("|"):
-        spans = spans[1:]
-    if line.endswith("|") and not line.endswith("\\|"):
-        spans = spans[:-1]
-    out = []
-    for (a, b), header in list(zip(spans, row.header, strict=True))[1:]:
-        cell = line[a:b]
-        if cell.strip() and not column_name(header):
-            begin = start + a + len(cell) - len(cell.lstrip())
-            out.append((begin, begin + len(cell.strip()), header))
-    return out
+    spans = _cell_spans(text[start:row.end]) or []
+    return [(start + a, start + b, header) for (a, b), header in list(zip(spans, row.header, strict=True))[1:]
+            if a < b and not column_name(header)]
 
 
 def row_candidates(text: str, start: int, row: TableRow, subject: str) -> list[Candidate]:
