@@ -4,6 +4,7 @@ role cannot rewrite, and `audit verify` names the first broken link."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import json
 import threading
@@ -56,6 +57,14 @@ def chain(url: str, ws: str) -> list[tuple[Any, ...]]:
     with superuser(url) as conn:
         return conn.execute("select seq, action, principal, payload from beliefdb.audit_event "
                             "where workspace_id = %s order by seq", (ws,)).fetchall()
+
+
+def keyed(url: str, ws: str, digest: bytes) -> str:
+    """What an event records of a digest: its HMAC-SHA-256 under the workspace's secret (hex)."""
+    with superuser(url) as conn:
+        row = conn.execute("select key from beliefdb.audit_key where workspace_id = %s", (ws,)).fetchone()
+    assert row is not None, "the workspace has its secret from its first keyed event"
+    return hmac.new(bytes(row[0]), digest, hashlib.sha256).hexdigest()
 
 
 def verify_sql(url: str, ws: str) -> tuple[Any, ...]:
@@ -116,10 +125,14 @@ def test_every_mutation_appends(db_url: str) -> None:
         assert [e[0] for e in after_ingest] == list(range(1, len(after_ingest) + 1))
         assert {e[2] for e in new} == {"agent-7"}
         assert ingest["source"] == "chat" and ingest["version"] == 1 and ingest["accepted"] == 1
-        assert ingest["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+        # the text and the rows it wrote are recorded by keyed digests (rule 14: no plain digest of words
+        # a forget may mask later), which whoever holds the workspace's secret can recompute
+        assert "sha256" not in ingest
+        assert ingest["text_hmac"] == keyed(db_url, ws, hashlib.sha256(text.encode()).digest())
         belief_insert = next(r for r in ingest["rows"] if r["table"] == "belief" and r["op"] == "insert")
         assert belief_insert["count"] == 1
-        assert len(belief_insert["keys"]) == 1 and len(belief_insert["rows_sha256"]) == 64
+        assert len(belief_insert["keys"]) == 1 and len(belief_insert["rows_hmac"]) == 64
+        assert not any("rows_sha256" in r for r in ingest["rows"])
         # the chain keeps hashes and keys, not text
         assert "Returns are accepted" not in json.dumps([e[3] for e in new])
 
@@ -209,7 +222,7 @@ def test_app_cannot_append_events_of_its_own_making(db_url: str) -> None:
 def test_a_correction_is_one_event_holding_its_statements_rows(busy: tuple[str, str, int],
                                                                bdb: beliefdb.BeliefDB) -> None:
     """A correction's apply appends one event, correction.apply, not one per statement (issue 21):
-    its statements' entries (table, op, count, keys, rows_sha256: what each event carried) are its
+    its statements' entries (table, op, count, keys, rows_hmac: what each event carried) are its
     rows, in statement order; the chain verifies, and a tampered entry is its first broken link."""
     url, ws, _ = busy
     x = bdb.remember("returns within 9 days", "restock", "window", "9 days", "Restocking takes 9 days.",
@@ -233,19 +246,20 @@ def test_a_correction_is_one_event_holding_its_statements_rows(busy: tuple[str, 
             "relation.insert", "belief.update", "node.update", "decision.update", "review_item.insert"} <= set(ops)
     # statement order: what is made comes before the propagation that follows it
     assert ops.index("correction.insert") < ops.index("relation.insert") < ops.index("decision.update")
-    assert all(r["count"] == len(r["keys"]) and len(r["rows_sha256"]) == 64 for r in rows)
+    assert all(r["count"] == len(r["keys"]) and len(r["rows_hmac"]) == 64 for r in rows)
     # its rows counted: the three nodes it made, the replacement, the correction, the flagged decision
     made = next(r for r in rows if r["table"] == "node" and r["op"] == "insert")
     assert made["count"] == 3 and str(result.replacement) in made["keys"] and str(result.correction) in made["keys"]
     assert next(r for r in rows if r["table"] == "belief" and r["op"] == "insert")["keys"] == [str(result.replacement)]
     assert next(r for r in rows if r["table"] == "decision")["keys"] == [str(decision)]
-    # a row's hash can be recomputed from the row (the correction row does not change afterwards)
+    # a row's digest can be recomputed from the row with the workspace's secret (the correction row does
+    # not change afterwards)
     with superuser(url) as conn:
         row = conn.execute("select c::text from beliefdb.correction c where c.id = %s",
                            (result.correction,)).fetchone()
     assert row is not None
-    assert next(r for r in rows if r["table"] == "correction")["rows_sha256"] == \
-        hashlib.sha256(row[0].encode()).hexdigest()
+    assert next(r for r in rows if r["table"] == "correction")["rows_hmac"] == \
+        keyed(url, ws, hashlib.sha256(row[0].encode()).digest())
     # the chain keeps hashes and keys, not the reviewer's text
     assert "Restocking takes 12 days" not in json.dumps(payload)
     assert verify_sql(url, ws) == (True, after, None)

@@ -235,7 +235,8 @@ def test_one_audit_event_per_batch_with_the_hash_of_its_rows(bdb: beliefdb.Belie
     assert (result.accepted, result.corroborated) == (6, 4)
     events = audit_actions(postgresql, "default", "bulk_ingest")
     assert [e["documents"] for e in events] == [2, 2, 1]
-    assert all(len(e["rows_sha256"]) == 64 for e in events) and len({e["rows_sha256"] for e in events}) == 3
+    assert all(len(e["rows_hmac"]) == 64 and "rows_sha256" not in e for e in events)
+    assert len({e["rows_hmac"] for e in events}) == 3
     # the batch's event says how many rows of each table it wrote, in place of an event per statement
     # (rule 12 of docs/rules.md): 2 sources, their versions, 2 x 3 fragments; 3 new beliefs and one
     # corroboration in the first batch, with their justifications, antecedents and evidence
@@ -257,9 +258,10 @@ def test_one_audit_event_per_batch_with_the_hash_of_its_rows(bdb: beliefdb.Belie
 
 def test_the_hash_of_a_batch_is_of_its_rows_not_of_the_order_they_were_staged_in(
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
-    """rows_sha256 of a bulk_ingest event hashes the staged rows in the order of their keys (documents by
-    n, fragments by n and offsets, claims by n and ord): the same batch staged in another order gets the
-    same hash, and a batch that differs in one staged value another."""
+    """rows_hmac of a bulk_ingest event hashes the staged rows in the order of their keys (documents by
+    n, fragments by n and offsets, claims by n and ord), keyed by the workspace's secret: under one secret
+    the same batch staged in another order gets the same digest, and a batch that differs in one staged
+    value another."""
     text = "# Policy\nThe warranty period is 12 months.\nRefund window: 30 days.\n"
     claims = [(0, 0, "The warranty period is 12 months.", "warranty period", "period", "12 months",
                "The warranty period is 12 months.", 9, 42),
@@ -271,6 +273,10 @@ def test_the_hash_of_a_batch_is_of_its_rows_not_of_the_order_they_were_staged_in
         name = f"hash{next(_names)}-{i}"
         with beliefdb.connect(db_url) as admin:
             admin.create_workspace(name)
+        # (one secret for the three workspaces, so that their digests compare)
+        postgresql.execute("insert into beliefdb.audit_key (workspace_id, key)"
+                           " select w.id, decode(repeat('5a', 64), 'hex') from beliefdb.workspace w where w.name = %s",
+                           (name,))
         postgresql.execute("select set_config('beliefdb.workspace_id', w.id::text, true),"
                            " set_config('beliefdb.principal', 'bench', true) from beliefdb.workspace w"
                            " where w.name = %s", (name,))
@@ -286,7 +292,7 @@ def test_the_hash_of_a_batch_is_of_its_rows_not_of_the_order_they_were_staged_in
         assert len(reports[0][0]["accepted"]) == 2, reports
         postgresql.commit()
         (event,) = audit_actions(postgresql, name, "bulk_ingest")
-        hashes.append(event["rows_sha256"])
+        hashes.append(event["rows_hmac"])
     assert hashes[0] == hashes[1] != hashes[2]
 
 

@@ -99,6 +99,8 @@ RELEASED = {
     "0047_resolution_order.sql": "8d67f2ea46c7c35694ec3b377b49232df6ffee2a39bd73e777c3190cfb5f48c0",
     "0048_redaction_lines.py": "c2fd66fbf8ef911e2a0da4024e824497d23f3bf09922b7c20d3ed676289b89e6",
     "0048_redaction_lines.sql": "f22267a12c9d57cfac9a7da332071d60668b25e7d8e76c60d443f733a1707da1",
+    "0049_step_world.py": "48af30e2680b70496b0db4b20877080f1a0dd5604198830bc346ecea714d73c0",
+    "0049_step_world.sql": "10a1f7f1cf9e0a05cc3498c8c248bf05b42db0d5a2c0f588335a62e689bdf43b",
 }
 
 

@@ -38,7 +38,7 @@ begin
     if (v_outcome ->> 'new_version')::boolean or coalesce((v_outcome ->> 'appended')::boolean, false) then
         perform beliefdb._audit_finish(v_opened, 'ingest', jsonb_build_object(
             'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',
-            'sha256', encode(sha256(convert_to(p_content, 'UTF8')), 'hex'),
+            'text_hmac', beliefdb._audit_text_digest(v_ws, p_content),
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'rejected', jsonb_array_length(v_outcome -> 'rejected'),
             'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts')

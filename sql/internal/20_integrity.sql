@@ -63,9 +63,11 @@ create or replace trigger source_version_hash before insert on beliefdb.source_v
 
 -- Source versions are immutable text, whoever tries to change them. The changes allowed are
 -- a redaction (forgetting a subject): the spans beliefdb.redaction records for the version, masked
--- with as many U+2588 (its sha256 stays that of the text as ingested); and a turn appended to a
--- conversation (beliefdb.append_turn): its text grows at its end only, every earlier offset stays
--- valid, and its sha256 is that of the grown text.
+-- with as many U+2588, its sha256 then that of the masked text (a digest of the words as they were
+-- would confirm a guess of them: rule 14); and a turn appended to a conversation
+-- (beliefdb.append_turn): its text grows at its end only, every earlier offset stays valid, and its
+-- sha256 is that of the grown text. A version with recorded redactions may take the sha256 of its
+-- text as it reads (revision 0050 did so for the versions masked before it).
 create or replace function beliefdb.source_version_immutable() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -73,26 +75,27 @@ as $$
 begin
     if (new.source_id, new.version) = (old.source_id, old.version)
        and length(new.content) > length(old.content) and left(new.content, length(old.content)) = old.content
-       and (new.sha256 = sha256(convert_to(new.content, 'UTF8'))
-            -- (a version with forgotten spans keeps the sha256 of the text as ingested, not here to hash)
-            or exists (select from beliefdb.redaction r
-                        where r.workspace_id = old.workspace_id and r.source_version_id = old.id))
+       and new.sha256 = sha256(convert_to(new.content, 'UTF8'))
        and exists (select from beliefdb.source s
                     where s.workspace_id = new.workspace_id and s.id = new.source_id
                       and s.origin_type = 'conversation') then
         return new;
     end if;
-    if (new.source_id, new.version, new.sha256) is distinct from (old.source_id, old.version, old.sha256)
+    if (new.source_id, new.version) is distinct from (old.source_id, old.version)
        or (new.content is distinct from old.content
            and new.content is distinct from beliefdb._masked(old.content, array(
                    select int4range(r.start_offset, r.end_offset) from beliefdb.redaction r
-                    where r.workspace_id = old.workspace_id and r.source_version_id = old.id))) then
+                    where r.workspace_id = old.workspace_id and r.source_version_id = old.id)))
+       or (new.sha256 is distinct from old.sha256
+           and (new.sha256 is distinct from sha256(convert_to(new.content, 'UTF8'))
+                or not exists (select from beliefdb.redaction r
+                                where r.workspace_id = old.workspace_id and r.source_version_id = old.id))) then
         raise exception 'source versions are immutable: ingest a new version instead' using errcode = 'BD002';
     end if;
     return new;
 end
 $$;
-comment on function beliefdb.source_version_immutable() is 'Trigger: refuse changes to a source version''s text, hash or number, other than its recorded redactions';
+comment on function beliefdb.source_version_immutable() is 'Trigger: refuse changes to a source version''s text, hash or number, other than its recorded redactions (its hash then of the masked text) and a conversation''s growth';
 
 create or replace trigger source_version_immutable before update on beliefdb.source_version
     for each row execute function beliefdb.source_version_immutable();

@@ -4,6 +4,60 @@
 -- payloads, so forgetting may redact a payload and the chain still verifies. Its hash functions,
 -- the API's summary events and verification are api/50_audit.sql.
 
+-- What an event records of the rows a statement wrote (rows_sha256: the sha256 of their text, made by
+-- the row audit and a bulk batch) is keyed before the chain holds it: rows_hmac, the HMAC-SHA-256
+-- under the workspace's secret (beliefdb.audit_key) of that sha256. A plain digest of rows whose words
+-- a forget later masks or deletes would confirm a guess of those words to anyone who reads the chain
+-- (rule 14); the keyed one only to whoever holds the key (the schema's owner, a backup). Top-level
+-- and in each entry of an operation's rows, their order kept; the key read once an event.
+create or replace function beliefdb._audit_keyed_rows(p_workspace_id uuid, p_payload jsonb) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_pads bytea[] := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
+begin
+    if p_payload ? 'rows_sha256' then
+        p_payload := p_payload - 'rows_sha256' || jsonb_build_object(
+            'rows_hmac', beliefdb._audit_keyed(v_pads, p_payload ->> 'rows_sha256'));
+    end if;
+    if jsonb_typeof(p_payload -> 'rows') = 'array' then
+        p_payload := p_payload || jsonb_build_object('rows', (
+            select coalesce(jsonb_agg(case when e ? 'rows_sha256'
+                                           then e - 'rows_sha256' || jsonb_build_object(
+                                                    'rows_hmac', beliefdb._audit_keyed(v_pads, e ->> 'rows_sha256'))
+                                           else e end order by n), '[]')
+              from jsonb_array_elements(p_payload -> 'rows') with ordinality as x (e, n)));
+    end if;
+    return p_payload;
+end
+$$;
+comment on function beliefdb._audit_keyed_rows(uuid, jsonb) is 'An event''s payload with its rows'' sha256 digests keyed (rows_hmac: HMAC-SHA-256 under the workspace''s secret)';
+
+-- The keyed form (hex) of a hex digest an event records (beliefdb._audit_keyed_rows, the text an ingest
+-- stored): HMAC-SHA-256 of its bytes under the padded keys of the workspace's secret (_hmac_pads).
+create or replace function beliefdb._audit_keyed(p_pads bytea[], p_hex text) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select encode(sha256(p_pads[2] || sha256(p_pads[1] || decode(p_hex, 'hex'))), 'hex')
+$$;
+comment on function beliefdb._audit_keyed(bytea[], text) is 'HMAC-SHA-256 (hex) of a hex digest under padded keys: what an audit event records of a digest of words';
+
+-- What an event records of a text it stored or proposed (text_hmac): the keyed form of its sha256
+-- (beliefdb._audit_keyed under the workspace's secret), so that words a forget later masks in it are
+-- not confirmed by hashing a guess. Not granted.
+create or replace function beliefdb._audit_text_digest(p_workspace_id uuid, p_text text) returns text
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    return beliefdb._audit_keyed(beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)),
+                                 encode(sha256(convert_to(p_text, 'UTF8')), 'hex'));
+end
+$$;
+comment on function beliefdb._audit_text_digest(uuid, text) is 'What an audit event records of a text: the HMAC-SHA-256 (hex) of its sha256 under the workspace''s secret';
+
 -- Append one event; the head row lock serializes writers so the chain cannot fork. Every change
 -- appends (rule 12: every table's statement trigger, every API summary), so this is also where a
 -- write with a fixed clock is refused to a session whose login may not fix it (beliefdb_clock,
@@ -40,7 +94,7 @@ declare
     -- writer that waited for another's lock was dated before the events it waited for
     v_at timestamptz;
     v_principal text := beliefdb.current_principal();
-    v_payload_hash bytea := beliefdb.audit_payload_hash(p_payload);
+    v_payload_hash bytea;
     v_hash bytea;
     v_clock text := pg_catalog.current_setting('beliefdb.now', true);
     v_setting text := 'beliefdb.audit_' || pg_catalog.replace(p_workspace_id::text, '-', '');
@@ -88,6 +142,11 @@ begin
         end if;
         raise exception 'workspace % has no audit chain', p_workspace_id using errcode = 'BD003';
     end if;
+    -- what the chain records of rows is a digest keyed by the workspace's secret (_audit_keyed_rows)
+    if p_payload ? 'rows_sha256' or pg_catalog.jsonb_typeof(p_payload -> 'rows') = 'array' then
+        p_payload := beliefdb._audit_keyed_rows(p_workspace_id, p_payload);
+    end if;
+    v_payload_hash := beliefdb.audit_payload_hash(p_payload);
     v_count := v_count + 1;
     if v_count > 1024 and not v_past_head then
         -- the head stops here: this event queues the check that moves it at the commit
@@ -307,8 +366,8 @@ comment on function beliefdb._audit_finish(boolean, text, jsonb, boolean) is 'Ap
 -- The row audit of every table that holds workspace data: one trigger function per table, made from
 -- the one template below, with the table's key columns written into its query. Each appends one
 -- event per statement and workspace, naming the changed rows by key (key columns joined by '/') and
--- hashing their contents: sha256 of the rows' text (row::text), sorted and joined by newlines (the
--- chain keeps hashes, not text). Rows of the workspace of a bulk ingest batch running in this
+-- hashing their contents: sha256 of the rows' text (row::text), sorted and joined by newlines, which
+-- _audit_append keys before the chain records it (rows_hmac: the chain keeps keyed hashes, not text). Rows of the workspace of a bulk ingest batch running in this
 -- transaction (_audit_batch) are counted for the batch's event instead; those of an operation open in
 -- this transaction (_audit_operation) become an entry of its one event. (One function a table, not
 -- one for all taking the key columns as arguments: a generic one can only reach a column by name
@@ -470,7 +529,7 @@ as $$
 $$;
 comment on function beliefdb._hmac_sha256(bytea, bytea) is 'HMAC-SHA-256 of a message under a key (RFC 2104)';
 
--- A workspace's secret key for its forget events' digests (beliefdb.audit_key), made the first time it
+-- A workspace's secret key for its audit chain's keyed digests (beliefdb.audit_key), made the first time it
 -- is needed: 64 bytes from four random UUIDs (gen_random_uuid draws from the server's strong random
 -- source; 488 random bits). Not granted: only beliefdb's own functions read it.
 create or replace function beliefdb._audit_key(p_workspace_id uuid) returns bytea
@@ -491,7 +550,7 @@ begin
     return v_key;
 end
 $$;
-comment on function beliefdb._audit_key(uuid) is 'A workspace''s secret key for the digests of its forget events (made on first use)';
+comment on function beliefdb._audit_key(uuid) is 'A workspace''s secret key for the keyed digests of its audit chain (made on first use)';
 
 -- The digest a forget event of the bound workspace records of what it forgot (a subject, a source's
 -- name, a belief's id): hex HMAC-SHA-256 under the workspace's key. The schema's owner tells whether a

@@ -1126,9 +1126,10 @@ begin
         v_gone := beliefdb._forgotten_turns(v_content, p_fragments, v_masks);
         p_fragments := beliefdb._masked_labels(v_content, p_fragments, v_masks);
     end if;
-    -- (its sha256: of the text as ingested, as forget keeps it; its label and path: the latest given)
+    -- (its sha256: of the text as stored, masked where something was forgotten, as forget leaves it;
+    -- its label and path: the latest given)
     update beliefdb.source_version v
-       set content = v_content, sha256 = sha256(convert_to(p_content, 'UTF8')),
+       set content = v_content, sha256 = sha256(convert_to(v_content, 'UTF8')),
            label = coalesce(p_label, v.label), path = coalesce(p_path, v.path)
      where v.workspace_id = p_workspace_id and v.id = p_version_id;
     insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text, speaker, spoken_at)
@@ -1322,6 +1323,32 @@ begin
      where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.sha256 = v_sha
      order by v.version desc
      limit 1;
+    -- a version a forget masked has the sha256 of its masked text (beliefdb._redact_spans): the text it
+    -- was stored from is that version again when its forgotten lines, word for word
+    -- (beliefdb._forgotten_lines), masked where they were, make it that text (A, forgotten in, then B,
+    -- then A: a new version of A, masked again below; A retracted: unchanged). For another principal
+    -- than the source's owner, whatever the text has in the masked spans (_same_but_forgotten), so that
+    -- the answer to a guess of them is the same right or wrong (_ingest_text let the text through as
+    -- that version: it is not stored)
+    if v_same.id is null and v_source.owner is distinct from beliefdb.current_principal() then
+        select * into v_same
+          from beliefdb.source_version v
+         where v.workspace_id = p_workspace_id
+           and v.id = beliefdb._same_but_forgotten(p_workspace_id, p_source_id, v_content);
+    elsif v_same.id is null and exists (select from beliefdb.source_version v
+                                          join beliefdb.redaction r
+                                            on r.workspace_id = v.workspace_id and r.source_version_id = v.id
+                                         where v.workspace_id = p_workspace_id and v.source_id = p_source_id) then
+        v_masks := beliefdb._forgotten_lines(p_workspace_id, p_source_id, v_content);
+        if cardinality(v_masks) > 0 then
+            select * into v_same
+              from beliefdb.source_version v
+             where v.workspace_id = p_workspace_id and v.source_id = p_source_id
+               and v.sha256 = sha256(convert_to(beliefdb._masked(v_content, v_masks), 'UTF8'))
+             order by v.version desc
+             limit 1;
+        end if;
+    end if;
     -- the text in force but for what was forgotten (masked there: rule 14), or a conversation's text
     -- in force grown by turns at its end (the same chat file, longer): that version, not a new one.
     -- A retracted conversation's latest text (its latest version not retracted: the one restoring the
@@ -1579,9 +1606,15 @@ begin
                 coalesce(v_authority, 'internal'), coalesce(v_provenance, 'production'))
         returning * into v_source;
     elsif v_source.owner is distinct from beliefdb.current_principal()
-          -- (the text in force again, or a retracted text, changes no version: claims may be added)
+          -- (the text in force again, or a retracted text, changes no version: claims may be added; a
+          -- version a forget masked is the text it was stored from, whatever that has in the masked
+          -- spans: a proposal would hold the forgotten words, and telling a right guess from a wrong
+          -- one would confirm them)
           and (not exists (select from beliefdb.source_version v
-                            where v.workspace_id = p_workspace_id and v.source_id = v_source.id and v.sha256 = v_sha
+                            where v.workspace_id = p_workspace_id and v.source_id = v_source.id
+                              and (v.sha256 = v_sha
+                                   or v.id = beliefdb._same_but_forgotten(p_workspace_id, v_source.id,
+                                                                          p_text ->> 'content'))
                               and (v.retracted_at is not null or v_source.retracted_at is not null
                                    or beliefdb.in_force(p_workspace_id, v.id)))
                or (v_origin is not null and v_origin <> v_source.origin_type)
@@ -1595,14 +1628,14 @@ begin
         if v_item is null then
             insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
             values (p_workspace_id, 'version_proposed', v_source.id,
-                    pg_catalog.format('%s proposes a new version of %s (sha256 %s); source owned by %s',
-                                      beliefdb.current_principal(), v_source.name, left(encode(v_sha, 'hex'), 12),
-                                      v_source.owner),
+                    pg_catalog.format('%s proposes a new version of %s; source owned by %s',
+                                      beliefdb.current_principal(), v_source.name, v_source.owner),
                     -- (what a forget masked in it is recorded by the forget alone: beliefdb._forgotten_records)
                     beliefdb.current_principal(), p_text - 'forgotten_lines')
             returning id into v_item;
             perform beliefdb._audit_append(p_workspace_id, 'version.propose', jsonb_build_object(
-                'item', v_item, 'source', v_source.name, 'sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));
+                'item', v_item, 'source', v_source.name,
+                'text_hmac', beliefdb._audit_text_digest(p_workspace_id, p_text ->> 'content'), 'owner', v_source.owner));
         end if;
         return jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,

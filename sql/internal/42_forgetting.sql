@@ -963,6 +963,28 @@ as $$
 $$;
 comment on function beliefdb._forgotten_spans(uuid, uuid) is 'The spans of a source version masked by forget, in text order';
 
+-- The latest version of a source that a forget masked and that p_text is but for its masked spans,
+-- whatever p_text has there (null: none). Its sha256 is of its masked text (beliefdb._redact_spans),
+-- so the text it was stored from is no longer found by its digest. Asked for a principal other than
+-- the source's owner (beliefdb._ingest_text, _ingest_version_core): whatever the words in those spans,
+-- so that one who may not see them learns nothing of them by sending a guess, the right and a wrong one
+-- both being this version (the owner's text is that version only with the forgotten words themselves).
+create or replace function beliefdb._same_but_forgotten(p_workspace_id uuid, p_source_id uuid, p_text text)
+returns uuid
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select v.id
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id
+       and exists (select from beliefdb.redaction r where r.workspace_id = v.workspace_id and r.source_version_id = v.id)
+       and length(v.content) = length(p_text)
+       and v.content = beliefdb._masked(p_text, beliefdb._forgotten_spans(p_workspace_id, v.id))
+     order by v.version desc
+     limit 1
+$$;
+comment on function beliefdb._same_but_forgotten(uuid, uuid, text) is 'The latest masked version of a source that a text is but for its masked spans, whatever it has there (null: none)';
+
 -- The spans forgotten in version p_version that p_text, ingested as a new version of its source,
 -- would bring back: those within p_text, when p_text agrees with the version's text outside them
 -- over the length of the shorter of the two (the same text again, or an earlier or later export of
@@ -1215,8 +1237,21 @@ begin
                   beliefdb._slices(v_content, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
            as x (span, s, n, words)
       left join o on o.line_start = x.s and o.line_length = x.n;
-    update beliefdb.source_version v set content = beliefdb._masked(v.content, p_spans)
+    -- (its sha256 then of the masked text: one of the words as they were would confirm a guess of them)
+    update beliefdb.source_version v
+       set content = beliefdb._masked(v.content, p_spans),
+           sha256 = sha256(convert_to(beliefdb._masked(v.content, p_spans), 'UTF8'))
      where v.workspace_id = p_workspace_id and v.id = p_version;
+    -- and for the same reason the events of the source written before revision 0050, which recorded
+    -- a text's plain sha256 (an ingest of this version, a version proposed for the source), keep their
+    -- hashes only, as an event naming a forgotten source does (later events record it keyed)
+    update beliefdb.audit_event e set payload = null
+      from beliefdb.source_version v
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+     where v.workspace_id = p_workspace_id and v.id = p_version
+       and e.workspace_id = p_workspace_id and e.payload ? 'sha256' and e.action in ('ingest', 'version.propose')
+       and e.payload ->> 'source' = s.name
+       and (e.action = 'version.propose' or e.payload -> 'version' = to_jsonb(v.version));
     -- every fragment over a masked span, then the evidence quoting it (over the spans' union, one
     -- multirange made once: `&& any(p_spans)` compared every fragment of the version with every span,
     -- 4,000 turns of a conversation of 8,000 forgotten, 32 million comparisons, 0.9 s)

@@ -747,17 +747,22 @@ create table beliefdb.audit_event (
     primary key (workspace_id, seq)
 );
 comment on table beliefdb.audit_event is 'Append-only audit chain: hash = sha256(prev_hash || event fields || payload_hash); a payload may be redacted, its hash stays';
+-- events written before revision 0050 that recorded a text's plain sha256 (an ingest, a version
+-- proposed), by source: a forget that masks words of the source's texts redacts them (_redact_spans)
+create index audit_event_plain_digest on beliefdb.audit_event (workspace_id, (payload ->> 'source'))
+    where payload ? 'sha256' and action in ('ingest', 'version.propose');
 
 -- Each workspace's secret key for the digests its audit chain records of what was forgotten (revision
 -- 0044): a forget event keeps the HMAC-SHA-256 of the name under this key, which a list of names does
--- not reverse. Made on the workspace's first forget; read only by beliefdb's own functions (the
--- application role has no privilege on it).
+-- not reverse; and, since revision 0050, of every text ingested and of every statement's rows, which a
+-- guess of words a forget masked does not confirm. Made on its first use; read only by beliefdb's own
+-- functions (the application role has no privilege on it).
 create table beliefdb.audit_key (
     workspace_id uuid primary key references beliefdb.workspace (id) on delete cascade,
     key bytea not null check (pg_catalog.length(key) = 64),
     created_at timestamptz not null default pg_catalog.now()
 );
-comment on table beliefdb.audit_key is 'Each workspace''s secret key for the keyed digests (HMAC-SHA-256) its forget events record';
+comment on table beliefdb.audit_key is 'Each workspace''s secret key for the keyed digests (HMAC-SHA-256) its audit chain records: forgotten names, texts and rows';
 
 -- Weights of the confidence model; a DBA may change them.
 create table beliefdb.confidence_policy (

@@ -1,0 +1,54 @@
+-- Frozen at revision 0050: nothing beliefdb keeps or records confirms a guess of forgotten words (rule
+-- 14 of docs/rules.md). A source version a forget masked has the sha256 of its text as it reads, masked,
+-- not of the words as they were; the audit chain records digests of rows and texts keyed by the
+-- workspace's secret (rows_hmac, text_hmac: functions in sql/, re-applied after this). Here: the
+-- versions masked before take the sha256 of their masked text; the events that recorded a plain sha256
+-- of a text now masked (an ingest of such a version, a version proposed for its source) keep their
+-- hashes only, their payload redacted as an event naming a forgotten source is, so the chain still
+-- verifies; a proposal's reason no longer quotes the first 48 bits of its text's sha256; and an index
+-- finds the events of a source that still record a plain sha256 (written before this revision), which a
+-- later forget masking words of that source redacts.
+-- Never edit: change functions in sql/ (re-applied after every upgrade).
+
+create index audit_event_plain_digest on beliefdb.audit_event (workspace_id, (payload ->> 'source'))
+    where payload ? 'sha256' and action in ('ingest', 'version.propose');
+
+-- (the trigger of the release before refuses any change of a version's sha256; a new database has
+-- no trigger yet, and no version)
+do $$
+declare
+    v_trigger boolean := exists (select from pg_catalog.pg_trigger t
+                                  where t.tgrelid = 'beliefdb.source_version'::regclass
+                                    and t.tgname = 'source_version_immutable');
+begin
+    if v_trigger then
+        alter table beliefdb.source_version disable trigger source_version_immutable;
+    end if;
+    update beliefdb.source_version v set sha256 = pg_catalog.sha256(pg_catalog.convert_to(v.content, 'UTF8'))
+     where exists (select from beliefdb.redaction r
+                    where r.workspace_id = v.workspace_id and r.source_version_id = v.id)
+       and v.sha256 <> pg_catalog.sha256(pg_catalog.convert_to(v.content, 'UTF8'));
+    if v_trigger then
+        alter table beliefdb.source_version enable trigger source_version_immutable;
+    end if;
+end
+$$;
+
+update beliefdb.audit_event e set payload = null
+  from beliefdb.source_version v
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+ where e.workspace_id = v.workspace_id and e.payload ? 'sha256' and e.action in ('ingest', 'version.propose')
+   and e.payload ->> 'source' = s.name
+   and (e.action = 'version.propose' or e.payload -> 'version' = pg_catalog.to_jsonb(v.version))
+   and exists (select from beliefdb.redaction r where r.workspace_id = v.workspace_id and r.source_version_id = v.id);
+-- (a proposal a forget masked, whatever its source's versions)
+update beliefdb.audit_event e set payload = null
+  from beliefdb.review_item r
+ where e.workspace_id = r.workspace_id and e.action = 'version.propose' and e.payload ? 'sha256'
+   and e.payload ->> 'item' = r.id::text and r.proposal ? 'forgotten_lines';
+
+update beliefdb.review_item r
+   set reason = pg_catalog.regexp_replace(r.reason, ' \(sha256 [0-9a-f]{12}\)', '')
+ where r.kind = 'version_proposed' and r.reason ~ ' \(sha256 [0-9a-f]{12}\)';
+
+comment on table beliefdb.audit_key is 'Each workspace''s secret key for the keyed digests (HMAC-SHA-256) its audit chain records: forgotten names, texts and rows';

@@ -1,0 +1,138 @@
+"""No digest beliefdb keeps or records confirms a guess of forgotten words (rule 14 of docs/rules.md): a
+source version a forget masked has the sha256 of its masked text, and the audit chain records digests of
+texts and rows keyed by the workspace's secret. Before, the version kept the sha256 of its words as they
+were and the chain the plain sha256 of each ingested text and of each written row: hashing a guessed line
+confirmed it ("Maya's desk is 4C." in 27 tries)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import psycopg
+
+import beliefdb
+from beliefdb.db import migrate
+
+TEXT = "Maya's phone number is 555-1234.\nThe return window is 30 days.\n"
+MASKED_LINE = "█" * len("Maya's phone number is 555-1234.")
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def payloads(conn: psycopg.Connection[Any]) -> str:
+    found = json.dumps([r[0] for r in conn.execute("select payload from beliefdb.audit_event order by seq")])
+    conn.commit()
+    return found
+
+
+def test_a_masked_version_and_the_chain_hold_no_plain_digest_of_what_was_forgotten(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text(TEXT, source="office.md")
+    # the version's row as it was written, and its words: what a plain digest of either would confirm
+    (row_before,) = postgresql.execute("select v::text from beliefdb.source_version v").fetchone() or ("",)
+    postgresql.commit()
+    assert "555-1234" in row_before
+    kept = next(b for b in bdb.beliefs() if b.subject == "return_policy")
+    assert bdb.forget(subject="maya").beliefs == 1
+    content, stored = postgresql.execute("select content, encode(sha256, 'hex') from beliefdb.source_version"
+                                         ).fetchone() or ("", "")
+    assert content == MASKED_LINE + "\nThe return window is 30 days.\n"
+    # the version's digest is of the text as it reads, and so is what why shows of it
+    assert stored == sha(content) != sha(TEXT)
+    assert {e.version_sha256 for e in bdb.why(kept.id).evidence} == {sha(content)}
+    # the chain: neither the text's nor its row's plain digest, anywhere
+    chain = payloads(postgresql)
+    assert sha(TEXT) not in chain and sha(row_before) not in chain
+    assert '"text_hmac"' in chain and '"rows_hmac"' in chain and "rows_sha256" not in chain
+    assert bdb.audit_verify().ok
+
+
+def test_the_text_as_ingested_is_still_the_masked_version_again(bdb: beliefdb.BeliefDB,
+                                                                postgresql: psycopg.Connection[Any]) -> None:
+    """Rule 18 after a forget, though the version's digest is now of its masked text: the original text
+    in force again changes nothing; back after another text it is a new version masked as the first; the
+    text of a masked version that was retracted changes nothing."""
+    bdb.ingest_text(TEXT, source="office.md")
+    bdb.forget(subject="maya")
+    again = bdb.ingest_text(TEXT, source="office.md")
+    assert not again.new_version and "stays forgotten" in (again.note or "")
+    other = bdb.ingest_text("The return window is 60 days.\n", source="office.md")
+    assert other.new_version and other.version == 2
+    back = bdb.ingest_text(TEXT, source="office.md")
+    assert back.new_version and back.version == 3
+    (third,) = postgresql.execute("select content from beliefdb.source_version where version = 3").fetchone() or ("",)
+    postgresql.commit()
+    assert third.startswith(MASKED_LINE + "\n") and "555-1234" not in third
+    bdb.retract(source="office.md", version=3, reason="wrong file")
+    assert not bdb.ingest_text(TEXT, source="office.md").new_version
+
+
+def test_another_principal_learns_nothing_by_sending_a_guess(db_url: str,
+                                                             postgresql: psycopg.Connection[Any]) -> None:
+    """A principal who does not own the source and sends a guess of its forgotten words gets the same
+    answer whatever the guess: the version in force, unchanged (before, the right guess was "unchanged"
+    by its digest and a wrong one a proposal); no proposal holds the guess, nothing stores it."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_text(TEXT, source="office.md")
+        alice.forget(subject="maya")
+        right = bob.ingest_text(TEXT, source="office.md")
+        wrong = bob.ingest_text(TEXT.replace("1234", "9999"), source="office.md")
+        assert (right.proposed, right.new_version, right.version) == (wrong.proposed, wrong.new_version,
+                                                                     wrong.version) == (False, False, 1)
+        assert right.note == wrong.note
+        # a text that differs outside what was forgotten is still a proposal, with no digest in its reason
+        assert bob.ingest_text("The return window is 60 days.\n", source="office.md").proposed
+        reasons = [i.reason for i in alice.review_items()]
+        assert len(reasons) == 1 and "sha256" not in reasons[0]
+    stored = " ".join(r[0] for r in postgresql.execute("select content from beliefdb.source_version"))
+    proposed = " ".join(r[0] for r in postgresql.execute("select proposal::text from beliefdb.review_item"))
+    postgresql.commit()
+    assert "555-" not in stored and "555-" not in proposed
+
+
+def test_events_from_before_keep_their_hashes_only_once_their_text_is_masked(
+        db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A chain written before revision 0050 recorded each ingest's plain sha256: the upgrade takes the
+    masked versions' digests to their masked text and redacts those events, and a later forget that
+    masks words of such a version redacts its event too; the chain still verifies."""
+    bdb.ingest_text(TEXT, source="office.md")
+    bdb.ingest_text("Bob's desk is 4C.\n", source="desks.md")
+    postgresql.execute("select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace"
+                       " where name = 'default'), false)")
+    for source, text in (("office.md", TEXT), ("desks.md", "Bob's desk is 4C.\n")):
+        postgresql.execute("select beliefdb._audit_append((select id from beliefdb.workspace where name = 'default'),"
+                           " 'ingest', jsonb_build_object('source', %s::text, 'version', 1, 'sha256', %s::text))",
+                           (source, sha(text)))
+    postgresql.commit()
+    bdb.forget(subject="maya")
+    # the version as a forget of the release before left it: masked, with the digest of its words as they were
+    postgresql.execute("alter table beliefdb.source_version disable trigger source_version_immutable")
+    postgresql.execute("update beliefdb.source_version set sha256 = sha256(convert_to(%s, 'UTF8'))"
+                       " where content like %s", (TEXT, MASKED_LINE + "%"))
+    postgresql.execute("alter table beliefdb.source_version enable trigger source_version_immutable")
+    postgresql.execute("drop index beliefdb.audit_event_plain_digest")
+    postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
+    postgresql.commit()
+    # (the forget redacted office.md's event of the old form already: put one back, as the old code left it)
+    postgresql.execute("select beliefdb._audit_append((select id from beliefdb.workspace where name = 'default'),"
+                       " 'ingest', jsonb_build_object('source', 'office.md', 'version', 1, 'sha256', %s::text))",
+                       (sha(TEXT),))
+    postgresql.commit()
+    assert sha(TEXT) in payloads(postgresql)
+    migrate.upgrade(db_url)
+    stored = postgresql.execute("select encode(sha256, 'hex') from beliefdb.source_version where content like %s",
+                                (MASKED_LINE + "%",)).fetchone()
+    assert stored == (sha(MASKED_LINE + "\nThe return window is 30 days.\n"),)
+    chain = payloads(postgresql)
+    assert sha(TEXT) not in chain
+    # desks.md was not masked: its event stays as recorded, until a forget masks words of it
+    assert sha("Bob's desk is 4C.\n") in chain
+    bdb.remember("Bob's desk is 4C.", "bob", "desk", "4C", "Bob's desk is 4C.", source="desks.md",
+                 text="Bob's desk is 4C.\n")
+    bdb.forget(subject="bob")
+    assert sha("Bob's desk is 4C.\n") not in payloads(postgresql)
+    assert bdb.audit_verify().ok
