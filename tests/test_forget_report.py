@@ -176,6 +176,7 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
     postgresql.execute("alter table beliefdb.step drop column world")  # revision 0049's
     postgresql.execute("drop index beliefdb.job_forgotten_lines")  # (and its index)
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")  # revision 0050's
+    postgresql.execute("alter table beliefdb.agent_login drop column made_in")  # (and its column)
     postgresql.execute("update beliefdb.alembic_version set version_num = '0043'")
     postgresql.commit()
     migrate.upgrade(db_url)

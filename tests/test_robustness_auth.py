@@ -482,10 +482,15 @@ def test_dropping_an_agent_in_a_copy_leaves_the_role_of_the_database_it_was_made
         sql.Identifier(other), sql.Identifier(postgresql_proc.template_dbname)).as_string(None))
     try:
         copy = make_conninfo(db_url, dbname=other)
-        su(copy, "insert into beliefdb.agent_login (workspace_id, role_name)"  # (what the restored dump holds)
-                 " select id, %s from beliefdb.workspace where name = 'default'", (made["name"],))
+        su(copy, "insert into beliefdb.agent_login (workspace_id, role_name, made_in)"  # (what the restored dump holds)
+                 " select id, %s, %s from beliefdb.workspace where name = 'default'",
+           (made["name"], conninfo_to_dict(db_url)["dbname"]))
         listed = cli("agent", "list", "--db", copy).stdout
         assert f"(role of database {conninfo_to_dict(db_url)['dbname']}: this one is a copy of it)" in listed
+        # the original's agent does not act in the copy through the binding that came along (it did)
+        with psycopg.connect(make_conninfo(made["url"], dbname=other), autocommit=True) as conn, \
+                pytest.raises(psycopg.errors.InsufficientPrivilege, match="this database is a copy of it"):
+            conn.execute("select count(*) from beliefdb.belief")
         said = cli("agent", "drop", made["name"], "--db", copy).stdout
         assert said.startswith(f"removed agent {made['name']} from this database; its role is database")
         assert cli.json("agent", "list", "--db", copy) == []

@@ -7,7 +7,9 @@
 -- hashes only, their payload redacted as an event naming a forgotten source is, so the chain still
 -- verifies; a proposal's reason no longer quotes the first 48 bits of its text's sha256; and an index
 -- finds the events of a source that still record a plain sha256 (written before this revision), which a
--- later forget masking words of that source redacts.
+-- later forget masking words of that source redacts. And an agent's binding records the database it was
+-- made in (agent_login.made_in, from its role's comment for those made before): in a copy of that
+-- database on the same server the original's agents do not act.
 -- Never edit: change functions in sql/ (re-applied after every upgrade).
 
 create index audit_event_plain_digest on beliefdb.audit_event (workspace_id, (payload ->> 'source'))
@@ -52,3 +54,12 @@ update beliefdb.review_item r
  where r.kind = 'version_proposed' and r.reason ~ ' \(sha256 [0-9a-f]{12}\)';
 
 comment on table beliefdb.audit_key is 'Each workspace''s secret key for the keyed digests (HMAC-SHA-256) its audit chain records: forgotten names, texts and rows';
+
+alter table beliefdb.agent_login add column made_in name default pg_catalog.current_database();
+comment on column beliefdb.agent_login.made_in is 'The database the binding was made in: in a copy of it on the same server, its agents do not act';
+update beliefdb.agent_login a
+   set made_in = coalesce(pg_catalog.substring(pg_catalog.shobj_description(r.oid, 'pg_authid'),
+                                                '^beliefdb agent login \(database (.*)\)$'),
+                          pg_catalog.current_database())
+  from pg_catalog.pg_roles r
+ where r.rolname = a.role_name;

@@ -79,6 +79,8 @@ as $$
 declare
     v_setting uuid;
     v_bound uuid[];
+    v_made_in name;
+    v_copy_of name;
 begin
     -- (one cast, in a block that catches only its failure: a setting that is no uuid is said in words,
     -- not "invalid input syntax for type uuid", from every view and function; a regular expression
@@ -95,7 +97,7 @@ begin
     if session_user = current_user then
         return v_setting;
     end if;
-    select pg_catalog.array_agg(a.workspace_id) into v_bound
+    select pg_catalog.array_agg(a.workspace_id), pg_catalog.min(a.made_in::text) into v_bound, v_made_in
       from beliefdb.agent_login a
      where a.role_name = session_user::text;
     if v_bound is null then
@@ -109,6 +111,16 @@ begin
     if pg_catalog.cardinality(v_bound) > 1 then
         raise exception 'login % is bound to more than one workspace: drop it and create it again', session_user
             using errcode = '42501';
+    end if;
+    -- a copy of another database of this server (its dump restored, or made from it as a template) holds
+    -- that database's bindings, while their roles are the cluster's: the original's agents are not
+    -- this one's (a database renamed or dropped since is no other: the role is this one's then)
+    if v_made_in is distinct from pg_catalog.current_database() then
+        select d.datname into v_copy_of from pg_catalog.pg_database d where d.datname = v_made_in;
+    end if;
+    if v_copy_of is not null then
+        raise exception 'login % is an agent of database %, and this database is a copy of it: make this one''s own agents (beliefdb agent create), and remove the copied binding (beliefdb agent drop %)',
+            session_user, v_copy_of, session_user using errcode = '42501';
     end if;
     if v_setting <> v_bound[1] then
         raise exception 'login % is bound to workspace %: it cannot act in another (beliefdb.workspace_id is %)',

@@ -853,9 +853,13 @@ create table beliefdb.agent_login (
     workspace_id uuid not null,
     role_name text not null check (role_name ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$'),
     created_at timestamptz not null default pg_catalog.now(),
+    -- the database it was made in (revision 0050): a copy of that database on the same server (its dump
+    -- restored, or made from it as a template) holds the binding, and the role is the cluster's
+    made_in name default pg_catalog.current_database(),
     primary key (workspace_id, role_name)
 );
 comment on table beliefdb.agent_login is 'Login roles made by beliefdb agent create, each bound to the one workspace its sessions act in';
+comment on column beliefdb.agent_login.made_in is 'The database the binding was made in: in a copy of it on the same server, its agents do not act';
 
 create index agent_login_role on beliefdb.agent_login (role_name);
 alter table beliefdb.agent_login alter column workspace_id set statistics 0;
