@@ -59,12 +59,15 @@ def chain(url: str, ws: str) -> list[tuple[Any, ...]]:
                             "where workspace_id = %s order by seq", (ws,)).fetchall()
 
 
-def keyed(url: str, ws: str, digest: bytes) -> str:
-    """What an event records of a digest: its HMAC-SHA-256 under the workspace's secret (hex)."""
+def keyed(url: str, ws: str, seq: int, digest: bytes) -> str:
+    """What event seq records of a digest: the HMAC-SHA-256 under the workspace's secret of the event's
+    salt (its seq and time) and the digest (hex)."""
     with superuser(url) as conn:
-        row = conn.execute("select key from beliefdb.audit_key where workspace_id = %s", (ws,)).fetchone()
+        row = conn.execute("select k.key, beliefdb._audit_salt(e.seq, e.at) from beliefdb.audit_key k"
+                           " join beliefdb.audit_event e on e.workspace_id = k.workspace_id"
+                           " where k.workspace_id = %s and e.seq = %s", (ws, seq)).fetchone()
     assert row is not None, "the workspace has its secret from its first keyed event"
-    return hmac.new(bytes(row[0]), digest, hashlib.sha256).hexdigest()
+    return hmac.new(bytes(row[0]), bytes(row[1]) + digest, hashlib.sha256).hexdigest()
 
 
 def verify_sql(url: str, ws: str) -> tuple[Any, ...]:
@@ -125,10 +128,10 @@ def test_every_mutation_appends(db_url: str) -> None:
         assert [e[0] for e in after_ingest] == list(range(1, len(after_ingest) + 1))
         assert {e[2] for e in new} == {"agent-7"}
         assert ingest["source"] == "chat" and ingest["version"] == 1 and ingest["accepted"] == 1
-        # the text and the rows it wrote are recorded by keyed digests (rule 14: no plain digest of words
-        # a forget may mask later), which whoever holds the workspace's secret can recompute
-        assert "sha256" not in ingest
-        assert ingest["text_hmac"] == keyed(db_url, ws, hashlib.sha256(text.encode()).digest())
+        # the text and the rows it wrote are recorded by digests keyed to the event (rule 14: no plain
+        # digest of words a forget may mask later), which whoever holds the workspace's secret can recompute
+        assert "sha256" not in ingest and "text_sha256" not in ingest
+        assert ingest["text_hmac"] == keyed(db_url, ws, new[0][0], hashlib.sha256(text.encode()).digest())
         belief_insert = next(r for r in ingest["rows"] if r["table"] == "belief" and r["op"] == "insert")
         assert belief_insert["count"] == 1
         assert len(belief_insert["keys"]) == 1 and len(belief_insert["rows_hmac"]) == 64
@@ -259,7 +262,7 @@ def test_a_correction_is_one_event_holding_its_statements_rows(busy: tuple[str, 
                            (result.correction,)).fetchone()
     assert row is not None
     assert next(r for r in rows if r["table"] == "correction")["rows_hmac"] == \
-        keyed(url, ws, hashlib.sha256(row[0].encode()).digest())
+        keyed(url, ws, before + 1, hashlib.sha256(row[0].encode()).digest())
     # the chain keeps hashes and keys, not the reviewer's text
     assert "Restocking takes 12 days" not in json.dumps(payload)
     assert verify_sql(url, ws) == (True, after, None)

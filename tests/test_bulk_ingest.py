@@ -5,6 +5,8 @@ verifies, idempotency by content, and a bad document that leaves nothing of its 
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 import uuid
 from datetime import UTC, datetime
@@ -258,10 +260,10 @@ def test_one_audit_event_per_batch_with_the_hash_of_its_rows(bdb: beliefdb.Belie
 
 def test_the_hash_of_a_batch_is_of_its_rows_not_of_the_order_they_were_staged_in(
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
-    """rows_hmac of a bulk_ingest event hashes the staged rows in the order of their keys (documents by
-    n, fragments by n and offsets, claims by n and ord), keyed by the workspace's secret: under one secret
-    the same batch staged in another order gets the same digest, and a batch that differs in one staged
-    value another."""
+    """rows_hmac of a bulk_ingest event is the staged rows' sha256 in the order of their keys (documents by
+    n, fragments by n and offsets, claims by n and ord), keyed to the event by the workspace's secret: the
+    same batch staged in another order has the same sha256, and a batch that differs in one staged value
+    another."""
     text = "# Policy\nThe warranty period is 12 months.\nRefund window: 30 days.\n"
     claims = [(0, 0, "The warranty period is 12 months.", "warranty period", "period", "12 months",
                "The warranty period is 12 months.", 9, 42),
@@ -273,10 +275,6 @@ def test_the_hash_of_a_batch_is_of_its_rows_not_of_the_order_they_were_staged_in
         name = f"hash{next(_names)}-{i}"
         with beliefdb.connect(db_url) as admin:
             admin.create_workspace(name)
-        # (one secret for the three workspaces, so that their digests compare)
-        postgresql.execute("insert into beliefdb.audit_key (workspace_id, key)"
-                           " select w.id, decode(repeat('5a', 64), 'hex') from beliefdb.workspace w where w.name = %s",
-                           (name,))
         postgresql.execute("select set_config('beliefdb.workspace_id', w.id::text, true),"
                            " set_config('beliefdb.principal', 'bench', true) from beliefdb.workspace w"
                            " where w.name = %s", (name,))
@@ -288,11 +286,24 @@ def test_the_hash_of_a_batch_is_of_its_rows_not_of_the_order_they_were_staged_in
         for c in rows:
             postgresql.execute("insert into pg_temp.beliefdb_bulk_claim (n, ord, statement, subject, attribute, value,"
                                " quote, start_offset, end_offset) values (%s, %s, %s, %s, %s, %s, %s, %s, %s)", c)
+        # (the staged rows' sha256 as the batch takes it, which its event records keyed)
+        (staged,) = postgresql.execute(
+            "select sha256(convert_to(string_agg(x.r, E'\\n' order by x.t, x.n, x.a, x.b, x.r), 'UTF8'))"
+            "  from (select 1 as t, d.n, 0 as a, 0 as b, d::text as r from pg_temp.beliefdb_bulk_document d"
+            "  union all select 2, f.n, f.start_offset, f.end_offset, f::text from pg_temp.beliefdb_bulk_fragment f"
+            "  union all select 3, c.n, c.ord, 0, c::text from pg_temp.beliefdb_bulk_claim c) x"
+        ).fetchone() or (b"",)
         reports = postgresql.execute("select beliefdb.bulk_ingest_batch()").fetchall()
         assert len(reports[0][0]["accepted"]) == 2, reports
         postgresql.commit()
         (event,) = audit_actions(postgresql, name, "bulk_ingest")
-        hashes.append(event["rows_hmac"])
+        (key, salt) = postgresql.execute(
+            "select k.key, beliefdb._audit_salt(e.seq, e.at) from beliefdb.audit_event e"
+            " join beliefdb.workspace w on w.id = e.workspace_id join beliefdb.audit_key k on k.workspace_id = w.id"
+            " where w.name = %s and e.action = 'bulk_ingest'", (name,)).fetchone() or (b"", b"")
+        postgresql.commit()
+        assert event["rows_hmac"] == hmac.new(bytes(key), bytes(salt) + bytes(staged), hashlib.sha256).hexdigest()
+        hashes.append(bytes(staged))
     assert hashes[0] == hashes[1] != hashes[2]
 
 

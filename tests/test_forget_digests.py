@@ -7,6 +7,7 @@ confirmed it ("Maya's desk is 4C." in 27 tries)."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from typing import Any
 
@@ -115,6 +116,7 @@ def test_events_from_before_keep_their_hashes_only_once_their_text_is_masked(
                        " where content like %s", (TEXT, MASKED_LINE + "%"))
     postgresql.execute("alter table beliefdb.source_version enable trigger source_version_immutable")
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")
+    postgresql.execute("alter table beliefdb.agent_login drop column made_in")  # (revision 0050's too)
     postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
     postgresql.commit()
     # (the forget redacted office.md's event of the old form already: put one back, as the old code left it)
@@ -136,3 +138,27 @@ def test_events_from_before_keep_their_hashes_only_once_their_text_is_masked(
     bdb.forget(subject="bob")
     assert sha("Bob's desk is 4C.\n") not in payloads(postgresql)
     assert bdb.audit_verify().ok
+
+
+def test_a_keyed_digest_is_its_events_alone_and_of_the_text_as_stored(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Anyone who may write in the workspace could make the server key a guess: ingested, the guess's
+    event recorded the same keyed digest as the forgotten text's (trial31). Each digest is keyed to its
+    event (seq and time), so the same text in two events has two; and an ingest records the text as it
+    stored it, masked where something was forgotten, not as it was given."""
+    bdb.ingest_text(TEXT, source="a.md")
+    bdb.ingest_text(TEXT, source="b.md")
+    bdb.forget(subject="maya")
+    bdb.ingest_text(TEXT.replace("30 days", "45 days"), source="a.md")
+    rows = postgresql.execute(
+        "select e.payload, k.key, beliefdb._audit_salt(e.seq, e.at) from beliefdb.audit_event e"
+        " join beliefdb.audit_key k on k.workspace_id = e.workspace_id"
+        " where e.action = 'ingest' and e.payload is not null order by e.seq").fetchall()
+    postgresql.commit()
+    (first, _, _), (second, _, _), (third, key, salt) = rows
+    assert first["text_hmac"] != second["text_hmac"]
+    # the rows each wrote: the same texts, never the same digest
+    assert not {r["rows_hmac"] for r in first["rows"]} & {r["rows_hmac"] for r in second["rows"]}
+    stored = MASKED_LINE + "\nThe return window is 45 days.\n"
+    assert third["text_hmac"] == hmac.new(bytes(key), bytes(salt) + hashlib.sha256(stored.encode()).digest(),
+                                          hashlib.sha256).hexdigest()

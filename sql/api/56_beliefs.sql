@@ -38,7 +38,10 @@ begin
     if (v_outcome ->> 'new_version')::boolean or coalesce((v_outcome ->> 'appended')::boolean, false) then
         perform beliefdb._audit_finish(v_opened, 'ingest', jsonb_build_object(
             'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',
-            'text_hmac', beliefdb._audit_text_digest(v_ws, p_content),
+            -- (of the text as stored, masked where something was forgotten: its version's sha256,
+            -- which _audit_append keys to the event as text_hmac)
+            'text_sha256', (select encode(v.sha256, 'hex') from beliefdb.source_version v
+                             where v.workspace_id = v_ws and v.id = (v_outcome ->> 'version_id')::uuid),
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'rejected', jsonb_array_length(v_outcome -> 'rejected'),
             'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts')

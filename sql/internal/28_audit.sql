@@ -4,59 +4,72 @@
 -- payloads, so forgetting may redact a payload and the chain still verifies. Its hash functions,
 -- the API's summary events and verification are api/50_audit.sql.
 
--- What an event records of the rows a statement wrote (rows_sha256: the sha256 of their text, made by
--- the row audit and a bulk batch) is keyed before the chain holds it: rows_hmac, the HMAC-SHA-256
--- under the workspace's secret (beliefdb.audit_key) of that sha256. A plain digest of rows whose words
--- a forget later masks or deletes would confirm a guess of those words to anyone who reads the chain
--- (rule 14); the keyed one only to whoever holds the key (the schema's owner, a backup). Top-level
--- and in each entry of an operation's rows, their order kept; the key read once an event.
-create or replace function beliefdb._audit_keyed_rows(p_workspace_id uuid, p_payload jsonb) returns jsonb
+-- What an event records of the words it stored (rows_sha256: the sha256 of the rows a statement wrote,
+-- made by the row audit and a bulk batch; text_sha256: of the text an ingest stored or a proposal
+-- gave) is keyed before the chain holds it: rows_hmac and text_hmac, HMAC-SHA-256 under the
+-- workspace's secret (beliefdb.audit_key) of the event's own salt (beliefdb._audit_salt: its seq and
+-- time) and that sha256. A plain digest of words a forget later masks or deletes would confirm a guess
+-- of them to anyone who reads the chain (rule 14); a digest keyed alone would too, to anyone who may
+-- write in the workspace (an ingest of the guess records its keyed digest: the same); bound to its
+-- event, no other event's digest is ever the same, and only whoever holds the key (the schema's owner, a
+-- backup) can test a guess. Top-level and in each entry of an operation's rows, their order kept.
+create or replace function beliefdb._audit_keyed_payload(p_workspace_id uuid, p_salt bytea, p_payload jsonb)
+returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_pads bytea[] := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
 begin
+    if p_payload ? 'text_sha256' then
+        p_payload := p_payload - 'text_sha256' || jsonb_build_object(
+            'text_hmac', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'text_sha256'));
+    end if;
     if p_payload ? 'rows_sha256' then
         p_payload := p_payload - 'rows_sha256' || jsonb_build_object(
-            'rows_hmac', beliefdb._audit_keyed(v_pads, p_payload ->> 'rows_sha256'));
+            'rows_hmac', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'rows_sha256'));
     end if;
     if jsonb_typeof(p_payload -> 'rows') = 'array' then
         p_payload := p_payload || jsonb_build_object('rows', (
             select coalesce(jsonb_agg(case when e ? 'rows_sha256'
                                            then e - 'rows_sha256' || jsonb_build_object(
-                                                    'rows_hmac', beliefdb._audit_keyed(v_pads, e ->> 'rows_sha256'))
+                                                    'rows_hmac', beliefdb._audit_keyed(v_pads, p_salt, e ->> 'rows_sha256'))
                                            else e end order by n), '[]')
               from jsonb_array_elements(p_payload -> 'rows') with ordinality as x (e, n)));
     end if;
     return p_payload;
 end
 $$;
-comment on function beliefdb._audit_keyed_rows(uuid, jsonb) is 'An event''s payload with its rows'' sha256 digests keyed (rows_hmac: HMAC-SHA-256 under the workspace''s secret)';
+comment on function beliefdb._audit_keyed_payload(uuid, bytea, jsonb) is 'An event''s payload with its digests of words keyed to the event (text_hmac, rows_hmac: HMAC-SHA-256 under the workspace''s secret of its salt and the sha256)';
 
--- The keyed form (hex) of a hex digest an event records (beliefdb._audit_keyed_rows, the text an ingest
--- stored): HMAC-SHA-256 of its bytes under the padded keys of the workspace's secret (_hmac_pads).
-create or replace function beliefdb._audit_keyed(p_pads bytea[], p_hex text) returns text
+-- An event's salt: what binds a keyed digest to that one event (its seq and its time in microseconds
+-- since 1970, each as 8 bytes, after a tag no other keyed digest of the workspace begins with).
+create or replace function beliefdb._audit_salt(p_seq bigint, p_at timestamptz) returns bytea
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select encode(sha256(p_pads[2] || sha256(p_pads[1] || decode(p_hex, 'hex'))), 'hex')
+    select convert_to('event' || chr(31), 'UTF8') || int8send(p_seq)
+           || int8send((extract(epoch from p_at) * 1000000)::bigint)
 $$;
-comment on function beliefdb._audit_keyed(bytea[], text) is 'HMAC-SHA-256 (hex) of a hex digest under padded keys: what an audit event records of a digest of words';
+comment on function beliefdb._audit_salt(bigint, timestamp with time zone) is 'The salt that binds a keyed digest to one audit event: its seq and time';
 
--- What an event records of a text it stored or proposed (text_hmac): the keyed form of its sha256
--- (beliefdb._audit_keyed under the workspace's secret), so that words a forget later masks in it are
--- not confirmed by hashing a guess. Not granted.
-create or replace function beliefdb._audit_text_digest(p_workspace_id uuid, p_text text) returns text
-language plpgsql
+-- The keyed form (hex) of a hex digest an event records (beliefdb._audit_keyed_payload): HMAC-SHA-256 of
+-- the event's salt and the digest's bytes under the padded keys of the workspace's secret (_hmac_pads).
+-- The schema's owner checks a row against its event: beliefdb._audit_keyed(beliefdb._hmac_pads(
+-- beliefdb._audit_key(WORKSPACE)), beliefdb._audit_salt(e.seq, e.at), encode(sha256(convert_to(ROWS,
+-- 'UTF8')), 'hex')) = ROWS_HMAC.
+create or replace function beliefdb._audit_keyed(p_pads bytea[], p_salt bytea, p_hex text) returns text
+language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-begin
-    return beliefdb._audit_keyed(beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)),
-                                 encode(sha256(convert_to(p_text, 'UTF8')), 'hex'));
-end
+    select encode(sha256(p_pads[2] || sha256(p_pads[1] || p_salt || decode(p_hex, 'hex'))), 'hex')
 $$;
-comment on function beliefdb._audit_text_digest(uuid, text) is 'What an audit event records of a text: the HMAC-SHA-256 (hex) of its sha256 under the workspace''s secret';
+comment on function beliefdb._audit_keyed(bytea[], bytea, text) is 'HMAC-SHA-256 (hex) of an event''s salt and a hex digest under padded keys: what an audit event records of a digest of words';
+
+-- (keyed without the event before: a guess's ingest recorded the same digest)
+drop function if exists beliefdb._audit_text_digest(uuid, text);
+drop function if exists beliefdb._audit_keyed(bytea[], text);
+drop function if exists beliefdb._audit_keyed_rows(uuid, jsonb);
 
 -- Append one event; the head row lock serializes writers so the chain cannot fork. Every change
 -- appends (rule 12: every table's statement trigger, every API summary), so this is also where a
@@ -142,17 +155,17 @@ begin
         end if;
         raise exception 'workspace % has no audit chain', p_workspace_id using errcode = 'BD003';
     end if;
-    -- what the chain records of rows is a digest keyed by the workspace's secret (_audit_keyed_rows)
-    if p_payload ? 'rows_sha256' or pg_catalog.jsonb_typeof(p_payload -> 'rows') = 'array' then
-        p_payload := beliefdb._audit_keyed_rows(p_workspace_id, p_payload);
-    end if;
-    v_payload_hash := beliefdb.audit_payload_hash(p_payload);
     v_count := v_count + 1;
     if v_count > 1024 and not v_past_head then
         -- the head stops here: this event queues the check that moves it at the commit
         perform pg_catalog.set_config('beliefdb.audit_deferred', 'on', true);
     end if;
     v_at := pg_catalog.clock_timestamp();
+    -- what the chain records of words is a digest keyed to this event (_audit_keyed_payload)
+    if p_payload ?| array['rows_sha256', 'text_sha256'] or pg_catalog.jsonb_typeof(p_payload -> 'rows') = 'array' then
+        p_payload := beliefdb._audit_keyed_payload(p_workspace_id, beliefdb._audit_salt(v_seq, v_at), p_payload);
+    end if;
+    v_payload_hash := beliefdb.audit_payload_hash(p_payload);
     v_hash := beliefdb.audit_link_hash(v_prev, p_workspace_id, v_seq, v_at, v_principal, p_action, v_payload_hash);
     insert into beliefdb.audit_event
         (workspace_id, seq, at, principal, action, payload, payload_hash, prev_hash, hash)

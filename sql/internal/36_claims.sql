@@ -1635,7 +1635,7 @@ begin
             returning id into v_item;
             perform beliefdb._audit_append(p_workspace_id, 'version.propose', jsonb_build_object(
                 'item', v_item, 'source', v_source.name,
-                'text_hmac', beliefdb._audit_text_digest(p_workspace_id, p_text ->> 'content'), 'owner', v_source.owner));
+                'text_sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));
         end if;
         return jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
