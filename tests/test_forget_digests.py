@@ -9,12 +9,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 
 import beliefdb
 from beliefdb.db import migrate
+from beliefdb.models import Turn
 
 TEXT = "Maya's phone number is 555-1234.\nThe return window is 30 days.\n"
 MASKED_LINE = "█" * len("Maya's phone number is 555-1234.")
@@ -162,3 +164,47 @@ def test_a_keyed_digest_is_its_events_alone_and_of_the_text_as_stored(
     stored = MASKED_LINE + "\nThe return window is 45 days.\n"
     assert third["text_hmac"] == hmac.new(bytes(key), bytes(salt) + hashlib.sha256(stored.encode()).digest(),
                                           hashlib.sha256).hexdigest()
+
+
+def test_a_conversation_sent_again_as_a_document_after_a_forget_is_still_that_version(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """(review) Its text in force again, as a document, was "unchanged" before a forget and refused as a
+    document's text after it: the version's digest is now of its masked text."""
+    turns = [Turn("Maya", "My phone number is 555-1234.", datetime(2026, 1, 1, 9, tzinfo=UTC)),
+             Turn("Tom", "The return window is 30 days.", datetime(2026, 1, 1, 10, tzinfo=UTC))]
+    bdb.ingest_conversation(turns, source="chat")
+    (text,) = postgresql.execute("select content from beliefdb.source_version").fetchone() or ("",)
+    postgresql.commit()
+    assert (bdb.ingest_text(text, source="chat").note or "").startswith("unchanged")
+    bdb.forget(subject="maya")
+    again = bdb.ingest_text(text, source="chat")
+    assert not again.new_version and (again.note or "").startswith("unchanged")
+
+
+def test_a_proposal_a_forget_masks_loses_its_digests_from_before(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """(review) A version proposed before revision 0050 quoted 48 bits of its text's sha256 in its reason
+    and recorded the plain sha256 in its event: a forget that masks the proposal (and no stored version)
+    takes both out, and the chain still verifies."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_text("The return window is 30 days.\n", source="office.md")
+        alice.remember("Maya's desk is 4C.", "maya", "desk", "4C", "Maya's desk is 4C.", source="desks.md",
+                       text="Maya's desk is 4C.\n")
+        proposed = "The return window is 30 days.\nCall Maya on 555-1234.\n"
+        item = bob.ingest_text(proposed, source="office.md").review_item
+        # (as the release before recorded them)
+        postgresql.execute("update beliefdb.review_item set reason = reason || %s where id = %s",
+                           (f" (sha256 {sha(proposed)[:12]})", item))
+        postgresql.execute("select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace"
+                           " where name = 'default'), false)")
+        postgresql.execute("select beliefdb._audit_append((select id from beliefdb.workspace where name = 'default'),"
+                           " 'version.propose', jsonb_build_object('item', %s::text, 'source', 'office.md',"
+                           " 'sha256', %s::text, 'owner', 'alice'))", (str(item), sha(proposed)))
+        postgresql.commit()
+        assert sha(proposed) in payloads(postgresql)
+        alice.forget(subject="maya", mask_mentions=True)
+        (reason,) = postgresql.execute("select reason from beliefdb.review_item where id = %s",
+                                       (item,)).fetchone() or ("",)
+        postgresql.commit()
+        assert "sha256" not in reason and sha(proposed)[:12] not in payloads(postgresql)
+        assert alice.audit_verify().ok

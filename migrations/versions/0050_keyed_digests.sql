@@ -5,7 +5,8 @@
 -- versions masked before take the sha256 of their masked text; the events that recorded a plain sha256
 -- of a text now masked (an ingest of such a version, a version proposed for its source) keep their
 -- hashes only, their payload redacted as an event naming a forgotten source is, so the chain still
--- verifies; a proposal's reason no longer quotes the first 48 bits of its text's sha256; and an index
+-- verifies; the reason of a proposal a forget masked no longer quotes the first 48 bits of its text's
+-- sha256 (new ones quote none); and an index
 -- finds the events of a source that still record a plain sha256 (written before this revision), which a
 -- later forget masking words of that source redacts. And an agent's binding records the database it was
 -- made in (agent_login.made_in, from its role's comment for those made before): in a copy of that
@@ -49,9 +50,11 @@ update beliefdb.audit_event e set payload = null
  where e.workspace_id = r.workspace_id and e.action = 'version.propose' and e.payload ? 'sha256'
    and e.payload ->> 'item' = r.id::text and r.proposal ? 'forgotten_lines';
 
+-- (of the proposals a forget masked: their rows' audit, by the release before's triggers, is of their masked
+-- text; a proposal masked later loses it then, beliefdb._unhash_proposals)
 update beliefdb.review_item r
    set reason = pg_catalog.regexp_replace(r.reason, ' \(sha256 [0-9a-f]{12}\)', '')
- where r.kind = 'version_proposed' and r.reason ~ ' \(sha256 [0-9a-f]{12}\)';
+ where r.kind = 'version_proposed' and r.reason ~ ' \(sha256 [0-9a-f]{12}\)' and r.proposal ? 'forgotten_lines';
 
 comment on table beliefdb.audit_key is 'Each workspace''s secret key for the keyed digests (HMAC-SHA-256) its audit chain records: forgotten names, texts and rows';
 

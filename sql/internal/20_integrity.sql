@@ -67,7 +67,7 @@ create or replace trigger source_version_hash before insert on beliefdb.source_v
 -- would confirm a guess of them: rule 14); and a turn appended to a conversation
 -- (beliefdb.append_turn): its text grows at its end only, every earlier offset stays valid, and its
 -- sha256 is that of the grown text. A version with recorded redactions may take the sha256 of its
--- text as it reads (revision 0050 did so for the versions masked before it).
+-- text as it reads (what revision 0050 gave the versions masked before it).
 create or replace function beliefdb.source_version_immutable() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp

@@ -162,7 +162,8 @@ begin
     end if;
     v_at := pg_catalog.clock_timestamp();
     -- what the chain records of words is a digest keyed to this event (_audit_keyed_payload)
-    if p_payload ?| array['rows_sha256', 'text_sha256'] or pg_catalog.jsonb_typeof(p_payload -> 'rows') = 'array' then
+    if p_payload ?| array['rows_sha256', 'text_sha256']
+       or (pg_catalog.jsonb_typeof(p_payload -> 'rows') = 'array' and p_payload -> 'rows' <> '[]') then
         p_payload := beliefdb._audit_keyed_payload(p_workspace_id, beliefdb._audit_salt(v_seq, v_at), p_payload);
     end if;
     v_payload_hash := beliefdb.audit_payload_hash(p_payload);

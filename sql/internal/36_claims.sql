@@ -1195,8 +1195,11 @@ comment on function beliefdb._grow_conversation(uuid, uuid, text, jsonb, jsonb, 
 -- would lose every turn they quote; its own text again changes nothing). A source with no text in force
 -- (new, retracted) takes either. Asked by _ingest_version_core for every text stored, and by job_submit
 -- so that a job every attempt would see refused is refused when it is queued.
+-- (p_same: the version the text is, beliefdb._same_text_version: a version a forget masked has the sha256
+-- of its masked text, which the text given again no longer has)
+drop function if exists beliefdb._text_kind_refused(uuid, uuid, boolean, bytea);
 create or replace function beliefdb._text_kind_refused(p_workspace_id uuid, p_source_id uuid, p_has_turns boolean,
-                                                       p_sha256 bytea)
+                                                       p_sha256 bytea, p_same uuid default null)
 returns text
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -1210,7 +1213,7 @@ as $$
                                           ' one turn at a time), not as a document (give the document another'
                                           ' source name)', l.name)
            end
-      from (select s.name, s.origin_type, v.sha256 is distinct from p_sha256 as differs,
+      from (select s.name, s.origin_type, v.sha256 is distinct from p_sha256 and v.id is distinct from p_same as differs,
                    exists (select from beliefdb.fragment f
                             where f.workspace_id = v.workspace_id and f.source_version_id = v.id
                               and f.speaker is not null) as had_turns
@@ -1221,7 +1224,7 @@ as $$
              order by v.version desc
              limit 1) l
 $$;
-comment on function beliefdb._text_kind_refused(uuid, uuid, boolean, bytea) is 'Why a text (with turns or without) may not be the next version of a source: a document takes no turns, a conversation no text without them (null: it may)';
+comment on function beliefdb._text_kind_refused(uuid, uuid, boolean, bytea, uuid) is 'Why a text (with turns or without) may not be the next version of a source: a document takes no turns, a conversation no text without them (null: it may)';
 
 -- Store a text (p_text: content, origin, authority, provenance, label, path, fragments, claims,
 -- rejected; see ingest_version) as a version of a source the acting principal may change, and
@@ -1259,13 +1262,16 @@ declare
     v_has_turns boolean;
     v_masks int4range[];
     v_gone int4range[] := '{}';
+    v_same_id uuid;
 begin
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
     -- turns go only to a conversation, and a conversation's text comes as turns (rule 18; every way
     -- a text arrives comes here: a turn appended, a conversation, a document, a job, a proposal)
     v_has_turns := exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
                             where f ->> 'speaker' is not null);
-    v_refused := beliefdb._text_kind_refused(p_workspace_id, p_source_id, v_has_turns, v_sha);
+    -- (the version this text is, if it is one: the same text, or the text a forget masked in it)
+    v_same_id := beliefdb._same_text_version(p_workspace_id, p_source_id, v_content, v_sha);
+    v_refused := beliefdb._text_kind_refused(p_workspace_id, p_source_id, v_has_turns, v_sha, v_same_id);
     if v_refused is not null then
         raise exception '%', v_refused using errcode = 'BD005';
     end if;
@@ -1320,35 +1326,7 @@ begin
      limit 1;
     select * into v_same
       from beliefdb.source_version v
-     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.sha256 = v_sha
-     order by v.version desc
-     limit 1;
-    -- a version a forget masked has the sha256 of its masked text (beliefdb._redact_spans): the text it
-    -- was stored from is that version again when its forgotten lines, word for word
-    -- (beliefdb._forgotten_lines), masked where they were, make it that text (A, forgotten in, then B,
-    -- then A: a new version of A, masked again below; A retracted: unchanged). For another principal
-    -- than the source's owner, whatever the text has in the masked spans (_same_but_forgotten), so that
-    -- the answer to a guess of them is the same right or wrong (_ingest_text let the text through as
-    -- that version: it is not stored)
-    if v_same.id is null and v_source.owner is distinct from beliefdb.current_principal() then
-        select * into v_same
-          from beliefdb.source_version v
-         where v.workspace_id = p_workspace_id
-           and v.id = beliefdb._same_but_forgotten(p_workspace_id, p_source_id, v_content);
-    elsif v_same.id is null and exists (select from beliefdb.source_version v
-                                          join beliefdb.redaction r
-                                            on r.workspace_id = v.workspace_id and r.source_version_id = v.id
-                                         where v.workspace_id = p_workspace_id and v.source_id = p_source_id) then
-        v_masks := beliefdb._forgotten_lines(p_workspace_id, p_source_id, v_content);
-        if cardinality(v_masks) > 0 then
-            select * into v_same
-              from beliefdb.source_version v
-             where v.workspace_id = p_workspace_id and v.source_id = p_source_id
-               and v.sha256 = sha256(convert_to(beliefdb._masked(v_content, v_masks), 'UTF8'))
-             order by v.version desc
-             limit 1;
-        end if;
-    end if;
+     where v.workspace_id = p_workspace_id and v.id = v_same_id;
     -- the text in force but for what was forgotten (masked there: rule 14), or a conversation's text
     -- in force grown by turns at its end (the same chat file, longer): that version, not a new one.
     -- A retracted conversation's latest text (its latest version not retracted: the one restoring the
@@ -1581,6 +1559,7 @@ declare
     v_provenance beliefdb.provenance := (p_text ->> 'provenance')::beliefdb.provenance;
     v_item uuid;
     v_report jsonb;
+    v_same_id uuid;
 begin
     perform beliefdb._begin_changes();
     if coalesce(p_source, '') = '' then
@@ -1596,7 +1575,12 @@ begin
             p_source using errcode = 'BD005';
     end if;
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.name = p_source;
-    if not found then
+    if found and v_source.owner is distinct from beliefdb.current_principal() then
+        -- (the version this text is, if it is one; once, not in the condition below, where the planner
+        -- evaluated it again to estimate)
+        v_same_id := beliefdb._same_text_version(p_workspace_id, v_source.id, p_text ->> 'content', v_sha);
+    end if;
+    if v_source.id is null then
         -- a new source's text given as turns is a conversation unless the caller says otherwise
         insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
         values (p_workspace_id, p_source,
@@ -1611,10 +1595,7 @@ begin
           -- spans: a proposal would hold the forgotten words, and telling a right guess from a wrong
           -- one would confirm them)
           and (not exists (select from beliefdb.source_version v
-                            where v.workspace_id = p_workspace_id and v.source_id = v_source.id
-                              and (v.sha256 = v_sha
-                                   or v.id = beliefdb._same_but_forgotten(p_workspace_id, v_source.id,
-                                                                          p_text ->> 'content'))
+                            where v.workspace_id = p_workspace_id and v.id = v_same_id
                               and (v.retracted_at is not null or v_source.retracted_at is not null
                                    or beliefdb.in_force(p_workspace_id, v.id)))
                or (v_origin is not null and v_origin <> v_source.origin_type)

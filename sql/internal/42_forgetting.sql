@@ -823,6 +823,8 @@ begin
         v_waiting := beliefdb._pending_mentions(v_ws, v_names, coalesce(p_mask_mentions, false));
         v_pending := v_pending || (v_waiting - 'mentions' - 'labels_masked');
     end if;
+    perform beliefdb._unhash_proposals(v_ws, array(
+        select distinct x.id::uuid from unnest(v_pending) p cross join lateral jsonb_array_elements_text(p -> 'proposals') x (id)));
     if cardinality(v_consequents) > 0 then
         v_changes := beliefdb.propagate(v_ws, v_consequents);
     else
@@ -984,6 +986,52 @@ as $$
      limit 1
 $$;
 comment on function beliefdb._same_but_forgotten(uuid, uuid, text) is 'The latest masked version of a source that a text is but for its masked spans, whatever it has there (null: none)';
+
+-- The version of a source a text is, if it is one (null: none): the latest with its sha256; else, where a
+-- forget masked a version of the source (its sha256 then of its masked text), for the source's owner the
+-- latest version that is the text with its forgotten lines masked as they were there, word for word
+-- (beliefdb._forgotten_lines: the same words, recognised where they come back, rule 14), and for
+-- another principal the latest that the text is but for its masked spans, whatever it has there
+-- (_same_but_forgotten: a right guess of the forgotten words and a wrong one get the same answer).
+create or replace function beliefdb._same_text_version(p_workspace_id uuid, p_source_id uuid, p_text text,
+                                                       p_sha256 bytea)
+returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_id uuid;
+    v_masks int4range[];
+begin
+    select v.id into v_id
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.sha256 = p_sha256
+     order by v.version desc
+     limit 1;
+    if v_id is not null or not exists (select from beliefdb.source_version v
+                                         join beliefdb.redaction r
+                                           on r.workspace_id = v.workspace_id and r.source_version_id = v.id
+                                        where v.workspace_id = p_workspace_id and v.source_id = p_source_id) then
+        return v_id;
+    end if;
+    if (select s.owner from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id)
+       is distinct from beliefdb.current_principal() then
+        return beliefdb._same_but_forgotten(p_workspace_id, p_source_id, p_text);
+    end if;
+    v_masks := beliefdb._forgotten_lines(p_workspace_id, p_source_id, p_text);
+    if cardinality(v_masks) = 0 then
+        return null;
+    end if;
+    select v.id into v_id
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id
+       and v.sha256 = sha256(convert_to(beliefdb._masked(p_text, v_masks), 'UTF8'))
+     order by v.version desc
+     limit 1;
+    return v_id;
+end
+$$;
+comment on function beliefdb._same_text_version(uuid, uuid, text, bytea) is 'The version of a source a text is (its sha256; where a forget masked one, for the owner word for word, for another principal whatever it has in the masked spans), or null';
 
 -- The spans forgotten in version p_version that p_text, ingested as a new version of its source,
 -- would bring back: those within p_text, when p_text agrees with the version's text outside them
@@ -1194,6 +1242,30 @@ begin
 end
 $$;
 comment on function beliefdb._occurrences(text, text[]) is 'Every character span [start, end) of a text where one of some quotes occurs';
+
+-- Proposals a forget masked (p_items): their reason quotes no digest of their text (one proposed before
+-- revision 0050 quoted the first 48 bits of its sha256), and their version.propose events written before
+-- 0050, which recorded the plain sha256 of the text, keep their hashes only (rule 14: a digest of the
+-- words as they were would confirm a guess of them). Found by the index audit_event_plain_digest.
+create or replace function beliefdb._unhash_proposals(p_workspace_id uuid, p_items uuid[]) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if cardinality(p_items) = 0 then
+        return;
+    end if;
+    update beliefdb.review_item r set reason = regexp_replace(r.reason, ' \(sha256 [0-9a-f]{12}\)', '')
+     where r.workspace_id = p_workspace_id and r.id = any(p_items) and r.reason ~ ' \(sha256 [0-9a-f]{12}\)';
+    update beliefdb.audit_event e set payload = null
+      from beliefdb.review_item r
+      join beliefdb.source s on s.workspace_id = r.workspace_id and s.id = r.source_id
+     where r.workspace_id = p_workspace_id and r.id = any(p_items)
+       and e.workspace_id = p_workspace_id and e.payload ? 'sha256' and e.action in ('ingest', 'version.propose')
+       and e.payload ->> 'source' = s.name and e.action = 'version.propose' and e.payload ->> 'item' = r.id::text;
+end
+$$;
+comment on function beliefdb._unhash_proposals(uuid, uuid[]) is 'Take the digests of their text out of masked proposals'' reasons and of their events from before revision 0050';
 
 -- Mask some character spans of one source version: its text, the fragments over them and their
 -- evidence all change together, each span recorded in beliefdb.redaction, a piece for each line it
