@@ -24,8 +24,14 @@ def test_a_memory_of_a_deleted_workspace_says_it_is_gone(db_url: str, made_again
             db.remember("A is 2.", "a", "v", "2", "A is 2", source="s2", text="A is 2.\n")
         with pytest.raises(errors.UnknownWorkspace, match="no longer exists"):
             db.ask("what is a")
+        # nor do its listings answer empty, as if it held nothing (they did)
+        for listing in (lambda: db.beliefs(), lambda: db.beliefs(limit=10), lambda: db.answers(subject="a"),
+                        lambda: db.newest()):
+            with pytest.raises(errors.UnknownWorkspace, match="no longer exists"):
+                listing()
     with beliefdb.connect(db_url, workspace="delme" if made_again else "default") as fresh:
         assert fresh.ask("what is a").status == "no_match"  # (an empty workspace still answers no_match)
+        assert fresh.beliefs() == [] and fresh.answers(subject="a") == [] and fresh.newest() == []
 
 
 def test_workspaces_made_at_once_under_one_name_are_one_and_the_others_told_it_exists(db_url: str) -> None:

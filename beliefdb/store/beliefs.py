@@ -71,9 +71,20 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
                "after": resolve(db, after, conn) if after is not None else None}
     query = Q.beliefs_as_of if as_of is not None else Q.beliefs_all if include_all else Q.beliefs_current
     if limit is None:
-        return db.fetch_all(Belief, query, filters, conn)
+        return still_bound(db, db.fetch_all(Belief, query, filters, conn), conn)
     with a_page(db, conn) as c:
-        return db.fetch_all(Belief, query, filters, c)
+        return still_bound(db, db.fetch_all(Belief, query, filters, c), c)
+
+
+def still_bound(db: Database, found: list[Any], conn: psycopg.Connection[Any] | None = None) -> list[Any]:
+    """``found``, unless it is empty because the memory's workspace was deleted since it was opened:
+    :class:`~beliefdb.errors.UnknownWorkspace` then, not an empty answer as if it held nothing on it."""
+    if not found and db.scalar(Q.bound_workspace_name, None, conn) is None:
+        raise errors.UnknownWorkspace(
+            f"this memory's workspace {db.workspace_name!r} no longer exists (it was deleted; one made"
+            " since under its name is another): open a memory on it again, or on another (beliefdb"
+            " workspace list); an agent's login: ask for a new one")
+    return found
 
 
 def newest(db: Database, *, subjects: Sequence[str] | None = None, limit: int = 20, offset: int = 0,
@@ -93,7 +104,7 @@ def newest(db: Database, *, subjects: Sequence[str] | None = None, limit: int = 
     params = {"subjects": subjects, "fixtures": include_fixtures, "offset": offset, "limit": limit}
     with a_page(db, conn) as c:
         if after is None:
-            return db.fetch_all(Belief, Q.newest_current_beliefs, params, c)
+            return still_bound(db, db.fetch_all(Belief, Q.newest_current_beliefs, params, c), c)
         if offset:
             raise errors.InvalidInput(f"{errors.argument('after')} and {errors.argument('offset')} do not go"
                                       " together: a page follows the last of the one before, or starts at an offset")

@@ -29,7 +29,7 @@ from beliefdb.errors import EmbedderUnavailable, ModelMismatch
 from beliefdb.inputs import check_moment, utc_day
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
 from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
-from beliefdb.store.beliefs import list_beliefs, subjects_of
+from beliefdb.store.beliefs import list_beliefs, still_bound, subjects_of
 from beliefdb.store.vectors import WorkspaceModel
 from beliefdb.text.excerpts import excerpt
 
@@ -280,12 +280,9 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
             fragments = got.get("fragments", [])
             answers = _with_history(answers, got.get("history", []), as_of, c)
             hint = _before_recording(c, as_of) if as_of is not None and not answers else None
-            if not answers and not fragments and not _reads(c, (None, Q.bound_workspace_name, None))[0]:
+            if not answers and not fragments:
                 # (no match would say the workspace holds nothing on it; it holds nothing at all)
-                raise errors.UnknownWorkspace(
-                    f"this memory's workspace {db.workspace_name!r} no longer exists (it was deleted; one made"
-                    " since under its name is another): open a memory on it again, or on another (beliefdb"
-                    " workspace list); an agent's login: ask for a new one")
+                still_bound(db, [], c)
     except errors.SchemaMismatch:
         raise  # (not memory out of reach for a while: a schema to migrate, which no retry mends)
     except errors.DatabaseUnavailable as exc:
