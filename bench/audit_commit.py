@@ -92,6 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for run in range(args.runs):
                     # alternate the order run by run: a drift of the machine falls on each version alike
                     for v in (versions if run % 2 == 0 else versions[::-1]):
+                        # (since revision 0050 _audit_append takes a fourth argument: an earlier version's
+                        # file would add its own beside it)
+                        conn.execute("drop function if exists beliefdb._audit_append(uuid, text, jsonb, boolean)")
                         conn.execute(sources[v])
                         conn.commit()
                         append_ms, commit_ms = one_run(conn, n, args.rows)
@@ -100,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         log(f"{v}: {n:,} events, append {append_ms:.0f} ms, commit {commit_ms:.1f} ms")
         finally:
             conn.rollback()
+            conn.execute("drop function if exists beliefdb._audit_append(uuid, text, jsonb, boolean)")
             conn.execute(code_of("tree"))
             conn.commit()
     report: dict[str, Any] = {"events": sizes, "rows": args.rows, "runs": args.runs, "machine": machine(), "code": {

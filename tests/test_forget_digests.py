@@ -208,3 +208,60 @@ def test_a_proposal_a_forget_masks_loses_its_digests_from_before(
         postgresql.commit()
         assert "sha256" not in reason and sha(proposed)[:12] not in payloads(postgresql)
         assert alice.audit_verify().ok
+
+
+def test_no_one_may_forget_a_guess_to_learn_a_digest_of_anothers(db_url: str,
+                                                                   postgresql: psycopg.Connection[Any]) -> None:
+    """(trial32) What a forget records was keyed by the workspace's secret alone: another principal forgot a
+    guessed line in a source of their own and compared the redaction's line digest with the other
+    source's (readable), and forgot a guessed name and compared the events' digests. A line's digest is
+    now keyed again with its source's name, and a forget event's with the event: the right guess gives
+    neither, and a forgotten line still comes back masked in its own source."""
+    line = "Maya Lopez's salary is 91000 dollars."
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.remember(line, "maya_lopez", "salary", "91000 dollars", line, source="hr.md",
+                       text=f"# Staff\n{line}\nThe cafeteria opens at 8am.\n")
+        alice.forget(subject="maya_lopez")
+        mal.remember(line, "maya_lopez", "salary", "91000 dollars", line, source="guess.md", text=f"{line}\n")
+        mal.forget(subject="maya_lopez")
+        digests = dict(postgresql.execute(
+            "select s.name, r.line_digest from beliefdb.redaction r"
+            " join beliefdb.source_version v on v.workspace_id = r.workspace_id and v.id = r.source_version_id"
+            " join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id").fetchall())
+        names = [r[0] for r in postgresql.execute(
+            "select payload ->> 'hmac_sha256' from beliefdb.audit_event where action = 'forget' order by seq")]
+        postgresql.commit()
+        assert set(digests) == {"hr.md", "guess.md"} and digests["hr.md"] != digests["guess.md"]
+        assert len(names) == 2 and names[0] != names[1]
+        # (its own source still knows the line again)
+        again = alice.ingest_text(f"# Staff\n{line}\nThe cafeteria opens at 9am.\n", source="hr.md")
+        assert again.new_version and [r.reason.split(":")[0] for r in again.rejected] == ["forgotten"]
+        (stored,) = postgresql.execute("select content from beliefdb.source_version v where v.version = 2"
+                                       ).fetchone() or ("",)
+        postgresql.commit()
+        assert "91000" not in stored
+
+
+def test_the_upgrade_keys_the_lines_masked_before_with_their_source(
+        db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A line masked before revision 0050 was recorded by its digest keyed by the workspace alone: the
+    upgrade keys it again with its source's name, so it is still recognised where it comes back."""
+    line = "Maya Lopez's salary is 91000 dollars."
+    text = f"# Staff\n{line}\nThe cafeteria opens at 8am.\n"
+    bdb.remember(line, "maya_lopez", "salary", "91000 dollars", line, source="hr.md", text=text)
+    bdb.forget(subject="maya_lopez")
+    (key,) = postgresql.execute("select key from beliefdb.audit_key").fetchone() or (b"",)
+    words = hmac.new(bytes(key), b"line\x1f" + line.encode(), hashlib.sha256).digest()
+    # (as the release before recorded it)
+    postgresql.execute("update beliefdb.redaction set line_digest = %s", (words,))
+    postgresql.execute("drop index beliefdb.audit_event_plain_digest")
+    postgresql.execute("alter table beliefdb.agent_login drop column made_in")
+    postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
+    postgresql.commit()
+    migrate.upgrade(db_url)
+    (digest,) = postgresql.execute("select line_digest from beliefdb.redaction").fetchone() or (b"",)
+    postgresql.commit()
+    assert bytes(digest) == hmac.new(bytes(key), b"source\x1fhr.md\x1f" + words, hashlib.sha256).digest()
+    again = bdb.ingest_text(text.replace("8am", "9am"), source="hr.md")
+    assert [r.reason.split(":")[0] for r in again.rejected] == ["forgotten"]
+    assert bdb.audit_verify().ok

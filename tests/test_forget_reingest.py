@@ -213,8 +213,10 @@ def test_masked_lines_are_recorded_with_a_keyed_digest_of_their_words(
     (key,) = postgresql.execute("select key from beliefdb.audit_key").fetchone() or (None,)
     line = "Dana's badge code is 4471."
     assert (start, length) == (30, len(line))
-    assert bytes(digest) == hmac.new(bytes(key), b"line\x1f" + line.encode(), hashlib.sha256).digest()
-    assert hashlib.sha256(line.encode()).digest() != bytes(digest)
+    # the line's keyed digest, keyed again with its source's name (revision 0050)
+    words = hmac.new(bytes(key), b"line\x1f" + line.encode(), hashlib.sha256).digest()
+    assert bytes(digest) == hmac.new(bytes(key), b"source\x1fpolicy.md\x1f" + words, hashlib.sha256).digest()
+    assert hashlib.sha256(line.encode()).digest() != bytes(digest) != words
 
 
 def test_the_whole_chat_proposed_by_another_and_approved_keeps_what_was_forgotten(

@@ -137,7 +137,7 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
                                                                    postgresql: psycopg.Connection[Any]) -> None:
     """The audit event of a forget records a digest keyed by the workspace's own secret (HMAC-SHA-256),
     not the plain SHA-256 of the name anyone could compute for every name on a list; the schema's owner
-    can still tell whether a name was forgotten (beliefdb._forget_digest). A chain from before keeps its
+    can still tell whether a name was forgotten (beliefdb._forget_events). A chain from before keeps its
     links: the events with a plain digest of a subject or a source lose their payload, and it verifies."""
     bdb.remember("Dana's badge code is 4471.", "dana", "badge_code", "4471", "badge code is 4471",
                  source="badge.md", text="Dana's badge code is 4471.\n")
@@ -154,10 +154,16 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
         "select payload from beliefdb.audit_event where action = 'forget' order by seq")]
     assert events[0]["sha256"] == plain
     digest = events[1]["hmac_sha256"]
-    assert "sha256" not in events[1] and hashlib.sha256(b"dana").hexdigest() not in str(events)
-    (key,) = postgresql.execute("select key from beliefdb.audit_key").fetchone() or (None,)
-    assert digest == hmac.new(bytes(key), b"dana", hashlib.sha256).hexdigest()
-    assert postgresql.execute("select beliefdb._forget_digest('dana')").fetchone() == (digest,)
+    assert "sha256" not in events[1] and "name_sha256" not in events[1]
+    assert hashlib.sha256(b"dana").hexdigest() not in str(events)
+    # keyed to its event (revision 0050): another forget of a guessed name records another digest
+    (key, salt, seq) = postgresql.execute(
+        "select k.key, beliefdb._audit_salt(e.seq, e.at), e.seq from beliefdb.audit_key k"
+        " join beliefdb.audit_event e on e.workspace_id = k.workspace_id"
+        " where e.action = 'forget' and e.payload ->> 'hmac_sha256' = %s", (digest,)).fetchone() or (b"", b"", 0)
+    assert digest == hmac.new(bytes(key), bytes(salt) + hashlib.sha256(b"dana").digest(), hashlib.sha256).hexdigest()
+    assert postgresql.execute("select * from beliefdb._forget_events('dana')").fetchall() == [(seq,)]
+    assert postgresql.execute("select * from beliefdb._forget_events('erin')").fetchall() == []
     postgresql.commit()
     # the application role reads no key
     with pytest.raises(errors.PermissionDenied, match="audit_key"), bdb.database.transaction() as c:

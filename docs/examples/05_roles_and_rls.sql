@@ -33,7 +33,7 @@ delete from beliefdb.workspace where name = 'other';
 select status from beliefdb.belief;
 
 -- the audit chain takes events only from beliefdb's own changes: its internals are not granted
-select has_function_privilege('beliefdb_app', 'beliefdb._audit_append(uuid, text, jsonb)', 'execute') as audit_append,
+select has_function_privilege('beliefdb_app', 'beliefdb._audit_append(uuid, text, jsonb, boolean)', 'execute') as audit_append,
        has_function_privilege('beliefdb_app', 'beliefdb._audit(text, jsonb)', 'execute') as audit,
        has_function_privilege('beliefdb_app', 'beliefdb.ingest_version(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)', 'execute') as ingest_version;
 

@@ -66,3 +66,52 @@ update beliefdb.agent_login a
                           pg_catalog.current_database())
   from pg_catalog.pg_roles r
  where r.rolname = a.role_name;
+
+-- A masked line's recorded digest is keyed again with its source's name (beliefdb._source_line_digest):
+-- keyed by the workspace alone, anyone who may write there could forget a guessed line of their own
+-- and compare its digest with another source's. The digests recorded before (of versions, of queued
+-- jobs' and proposals' texts) are keyed again here, with the functions of the release before (which
+-- an upgraded database has; a new one has no such row).
+do $$
+begin
+    if not exists (select from beliefdb.redaction where line_digest is not null)
+       and not exists (select from beliefdb.job where payload ? 'forgotten_lines')
+       and not exists (select from beliefdb.review_item where proposal ? 'forgotten_lines') then
+        return;
+    end if;
+    execute $sql$
+        create function pg_temp.rekey(p_workspace_id uuid, p_source text, p_digest bytea) returns bytea
+        language sql stable
+        as $f$
+            select pg_catalog.sha256(p.pads[2] || pg_catalog.sha256(p.pads[1]
+                       || pg_catalog.convert_to('source' || pg_catalog.chr(31) || p_source || pg_catalog.chr(31), 'UTF8')
+                       || p_digest))
+              from (select beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)) as pads) p
+        $f$
+    $sql$;
+    update beliefdb.redaction r
+       set line_digest = pg_temp.rekey(r.workspace_id, s.name, r.line_digest)
+      from beliefdb.source_version v
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+     where r.line_digest is not null and v.workspace_id = r.workspace_id and v.id = r.source_version_id;
+    update beliefdb.job j
+       set payload = j.payload || jsonb_build_object('forgotten_lines', (
+               select pg_catalog.jsonb_agg(x || jsonb_build_object('digest', pg_catalog.encode(
+                          pg_temp.rekey(j.workspace_id, j.payload ->> 'source', pg_catalog.decode(x ->> 'digest', 'hex')),
+                          'hex')) order by n)
+                 from pg_catalog.jsonb_array_elements(j.payload -> 'forgotten_lines') with ordinality as e (x, n)))
+     where j.payload ? 'forgotten_lines' and pg_catalog.jsonb_typeof(j.payload -> 'forgotten_lines') = 'array'
+       and pg_catalog.jsonb_array_length(j.payload -> 'forgotten_lines') > 0;
+    update beliefdb.review_item r
+       set proposal = r.proposal || jsonb_build_object('forgotten_lines', (
+               select pg_catalog.jsonb_agg(x || jsonb_build_object('digest', pg_catalog.encode(
+                          pg_temp.rekey(r.workspace_id, s.name, pg_catalog.decode(x ->> 'digest', 'hex')), 'hex'))
+                          order by n)
+                 from pg_catalog.jsonb_array_elements(r.proposal -> 'forgotten_lines') with ordinality as e (x, n)))
+      from beliefdb.source s
+     where r.proposal ? 'forgotten_lines' and pg_catalog.jsonb_typeof(r.proposal -> 'forgotten_lines') = 'array'
+       and pg_catalog.jsonb_array_length(r.proposal -> 'forgotten_lines') > 0
+       and s.workspace_id = r.workspace_id and s.id = r.source_id;
+    drop function pg_temp.rekey(uuid, text, bytea);
+end
+$$;

@@ -6,7 +6,8 @@
 
 -- What an event records of the words it stored (rows_sha256: the sha256 of the rows a statement wrote,
 -- made by the row audit and a bulk batch; text_sha256: of the text an ingest stored or a proposal
--- gave) is keyed before the chain holds it: rows_hmac and text_hmac, HMAC-SHA-256 under the
+-- gave; name_sha256: of what a forget forgot) is keyed before the chain holds it: rows_hmac, text_hmac
+-- and hmac_sha256, HMAC-SHA-256 under the
 -- workspace's secret (beliefdb.audit_key) of the event's own salt (beliefdb._audit_salt: its seq and
 -- time) and that sha256. A plain digest of words a forget later masks or deletes would confirm a guess
 -- of them to anyone who reads the chain (rule 14); a digest keyed alone would too, to anyone who may
@@ -20,20 +21,30 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_pads bytea[] := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
+    -- (the two padded keys, the inner with the salt after it: what each digest's HMAC begins with)
+    v_inner bytea := v_pads[1] || p_salt;
+    v_outer bytea := v_pads[2];
 begin
     if p_payload ? 'text_sha256' then
         p_payload := p_payload - 'text_sha256' || jsonb_build_object(
             'text_hmac', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'text_sha256'));
+    end if;
+    if p_payload ? 'name_sha256' then
+        p_payload := p_payload - 'name_sha256' || jsonb_build_object(
+            'hmac_sha256', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'name_sha256'));
     end if;
     if p_payload ? 'rows_sha256' then
         p_payload := p_payload - 'rows_sha256' || jsonb_build_object(
             'rows_hmac', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'rows_sha256'));
     end if;
     if jsonb_typeof(p_payload -> 'rows') = 'array' then
+        -- (_audit_keyed written out: a function with its own search_path is not inlined, and a call an
+        -- entry was most of the cost of an operation's event)
         p_payload := p_payload || jsonb_build_object('rows', (
             select coalesce(jsonb_agg(case when e ? 'rows_sha256'
-                                           then e - 'rows_sha256' || jsonb_build_object(
-                                                    'rows_hmac', beliefdb._audit_keyed(v_pads, p_salt, e ->> 'rows_sha256'))
+                                           then e - 'rows_sha256' || jsonb_build_object('rows_hmac', encode(sha256(
+                                                    v_outer || sha256(v_inner || decode(e ->> 'rows_sha256', 'hex'))),
+                                                    'hex'))
                                            else e end order by n), '[]')
               from jsonb_array_elements(p_payload -> 'rows') with ordinality as x (e, n)));
     end if;
@@ -66,6 +77,41 @@ as $$
 $$;
 comment on function beliefdb._audit_keyed(bytea[], bytea, text) is 'HMAC-SHA-256 (hex) of an event''s salt and a hex digest under padded keys: what an audit event records of a digest of words';
 
+-- An operation's event payload (p_payload) with its statements' entries under rows, in statement order,
+-- each with its rows' digest keyed to the event (rows_hmac, as _audit_keyed_payload does; built here from
+-- the entries and their plain digests in beliefdb_audit_operation, not from a payload that held them),
+-- and its text digest keyed too.
+create or replace function beliefdb._audit_operation_rows(p_workspace_id uuid, p_salt bytea, p_payload jsonb)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_pads bytea[];
+    v_inner bytea;
+    v_rows jsonb;
+begin
+    if p_payload ? 'text_sha256' or exists (select from pg_temp.beliefdb_audit_operation o where o.step > 0) then
+        v_pads := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
+        v_inner := v_pads[1] || p_salt;
+    end if;
+    if p_payload ? 'text_sha256' then
+        p_payload := p_payload - 'text_sha256' || jsonb_build_object(
+            'text_hmac', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'text_sha256'));
+    end if;
+    if v_pads is not null then
+        select jsonb_agg(case when o.digest is null then o.entry
+                              else o.entry || jsonb_build_object('rows_hmac', encode(sha256(
+                                       v_pads[2] || sha256(v_inner || o.digest)), 'hex')) end order by o.step)
+          into v_rows
+          from pg_temp.beliefdb_audit_operation o
+         where o.step > 0;
+    end if;
+    return p_payload || jsonb_build_object('rows', coalesce(v_rows, '[]'));
+end
+$$;
+comment on function beliefdb._audit_operation_rows(uuid, bytea, jsonb) is 'An operation''s event payload with its statements'' entries under rows, their digests keyed to the event';
+
 -- (keyed without the event before: a guess's ingest recorded the same digest)
 drop function if exists beliefdb._audit_text_digest(uuid, text);
 drop function if exists beliefdb._audit_keyed(bytea[], text);
@@ -94,7 +140,11 @@ drop function if exists beliefdb._audit_keyed_rows(uuid, jsonb);
 -- workspace's last event, whatever the setting says then; a forged last event that is not the
 -- last fails on the next append's key. Until the commit, a large transaction's head lags its
 -- events (set constraints beliefdb.audit_head_at_commit immediate brings it up to date).
-create or replace function beliefdb._audit_append(p_workspace_id uuid, p_action text, p_payload jsonb)
+-- (p_operation: the open operation's statements' entries are the event's rows, each keyed here: they
+-- wait in beliefdb_audit_operation with their rows' plain digest, which the application role cannot read)
+drop function if exists beliefdb._audit_append(uuid, text, jsonb);
+create or replace function beliefdb._audit_append(p_workspace_id uuid, p_action text, p_payload jsonb,
+                                                  p_operation boolean default false)
 returns bigint
 language plpgsql security definer
 set search_path = pg_catalog, pg_temp
@@ -162,8 +212,10 @@ begin
     end if;
     v_at := pg_catalog.clock_timestamp();
     -- what the chain records of words is a digest keyed to this event (_audit_keyed_payload)
-    if p_payload ?| array['rows_sha256', 'text_sha256']
-       or (pg_catalog.jsonb_typeof(p_payload -> 'rows') = 'array' and p_payload -> 'rows' <> '[]') then
+    if p_operation then
+        p_payload := beliefdb._audit_operation_rows(p_workspace_id, beliefdb._audit_salt(v_seq, v_at), p_payload);
+    elsif p_payload ?| array['rows_sha256', 'text_sha256', 'name_sha256']
+          or (pg_catalog.jsonb_typeof(p_payload -> 'rows') = 'array' and p_payload -> 'rows' <> '[]') then
         p_payload := beliefdb._audit_keyed_payload(p_workspace_id, beliefdb._audit_salt(v_seq, v_at), p_payload);
     end if;
     v_payload_hash := beliefdb.audit_payload_hash(p_payload);
@@ -185,7 +237,7 @@ begin
     return v_seq;
 end
 $$;
-comment on function beliefdb._audit_append(uuid, text, jsonb) is 'Append an event to a workspace''s audit chain (serialized per workspace); refuses a write with a clock the login may not fix (BD010)';
+comment on function beliefdb._audit_append(uuid, text, jsonb, boolean) is 'Append an event to a workspace''s audit chain (serialized per workspace); refuses a write with a clock the login may not fix (BD010)';
 
 -- Trigger, at commit: the head of a workspace that a transaction's appends left behind (past its
 -- 1,024th, _audit_append) goes to the chain's last event. Queued by the append that left it behind,
@@ -309,14 +361,16 @@ begin
     end if;
     -- a session working table, kept across transactions (made once per session, not per operation)
     -- (a table made before the entries were numbered by an identity has ord, not step: made again)
-    if not beliefdb._empty_working_table('beliefdb_audit_operation', 'step') then
+    -- (and one made before an entry's digest had a column of its own has none: made again too)
+    if not beliefdb._empty_working_table('beliefdb_audit_operation', 'digest') then
         create temporary table beliefdb_audit_operation (
             xact xid8 not null,          -- the transaction of the operation
             workspace_id uuid not null,
             -- 0: the operation; then its statements' entries in order (an identity: an entry is one
             -- insert of values, not a count of the entries before it, which were read in full)
             step bigint not null generated by default as identity,
-            entry jsonb                  -- table, op, count, keys, rows_sha256 of one statement
+            entry jsonb,                 -- table, op, count, keys of one statement
+            digest bytea                 -- the sha256 of its rows, keyed to the event when it is appended
         );
         -- (the open operation's row, which _audit_operation looks for at every audited statement)
         create index beliefdb_audit_operation_open on pg_temp.beliefdb_audit_operation (xact) where step = 0;
@@ -338,16 +392,15 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb._audit_operation();
-    v_rows jsonb;
+    v_seq bigint;
 begin
     if v_ws is null then
         raise exception 'no audit operation is open in this transaction' using errcode = 'BD005';
     end if;
-    select coalesce(jsonb_agg(o.entry order by o.step) filter (where o.step > 0), '[]') into v_rows
-      from pg_temp.beliefdb_audit_operation o;
+    v_seq := beliefdb._audit_append(v_ws, p_action, p_payload, true);
     delete from pg_temp.beliefdb_audit_operation;
     perform pg_catalog.set_config('beliefdb.audit_operation', '', true);
-    return beliefdb._audit_append(v_ws, p_action, p_payload || jsonb_build_object('rows', v_rows));
+    return v_seq;
 end
 $$;
 comment on function beliefdb._audit_close(text, jsonb) is 'Append the open operation''s one audit event (its summary and its statements'' entries under rows)';
@@ -419,13 +472,15 @@ begin
          group by r.workspace_id
     loop
         v_entry := jsonb_build_object('table', TG_TABLE_NAME, 'op', lower(TG_OP), 'count', v_group.n,
-                                      'keys', v_group.keys, 'rows_sha256', encode(v_group.rows_hash, 'hex'));
+                                      'keys', v_group.keys);
         if v_group.workspace_id = v_operation then
-            -- an entry of the open operation's one event (_audit_close), in statement order
-            insert into pg_temp.beliefdb_audit_operation (xact, workspace_id, entry)
-            values (pg_catalog.pg_current_xact_id(), v_operation, v_entry);
+            -- an entry of the open operation's one event (_audit_close), in statement order, its digest
+            -- keyed when the event is appended
+            insert into pg_temp.beliefdb_audit_operation (xact, workspace_id, entry, digest)
+            values (pg_catalog.pg_current_xact_id(), v_operation, v_entry, v_group.rows_hash);
         else
-            perform beliefdb._audit_append(v_group.workspace_id, TG_TABLE_NAME || '.' || lower(TG_OP), v_entry);
+            perform beliefdb._audit_append(v_group.workspace_id, TG_TABLE_NAME || '.' || lower(TG_OP),
+                                           v_entry || jsonb_build_object('rows_sha256', encode(v_group.rows_hash, 'hex')));
         end if;
     end loop;
     return null;
@@ -566,15 +621,32 @@ end
 $$;
 comment on function beliefdb._audit_key(uuid) is 'A workspace''s secret key for the keyed digests of its audit chain (made on first use)';
 
--- The digest a forget event of the bound workspace records of what it forgot (a subject, a source's
--- name, a belief's id): hex HMAC-SHA-256 under the workspace's key. The schema's owner tells whether a
--- name was forgotten: select seq from beliefdb.audit_event where payload ->> 'hmac_sha256' =
--- beliefdb._forget_digest('maya_lopez'). Not granted.
-create or replace function beliefdb._forget_digest(p_ref text) returns text
-language sql
+-- The forget events of the bound workspace that forgot p_ref (a subject, a source's name, a belief's
+-- id), by seq: each records hmac_sha256, the HMAC-SHA-256 under the workspace's key of the event's salt
+-- (beliefdb._audit_salt) and the sha256 of what it forgot (since revision 0050; before, of the name
+-- alone, which another forget of a guessed name recorded the same: those are found too). The schema's
+-- owner tells whether a name was forgotten: select * from beliefdb._forget_events('maya_lopez'). Not
+-- granted. Reads every forget event of the workspace.
+create or replace function beliefdb._forget_events(p_ref text) returns setof bigint
+language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
-    select encode(beliefdb._hmac_sha256(beliefdb._audit_key(beliefdb.current_workspace_id()),
-                                        convert_to(p_ref, 'UTF8')), 'hex')
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_pads bytea[] := beliefdb._hmac_pads(beliefdb._audit_key(beliefdb.current_workspace_id()));
+    v_name bytea := convert_to(p_ref, 'UTF8');
+begin
+    return query
+    select e.seq
+      from beliefdb.audit_event e
+     where e.workspace_id = v_ws and e.action = 'forget' and e.payload ? 'hmac_sha256'
+       and e.payload ->> 'hmac_sha256' in (
+               beliefdb._audit_keyed(v_pads, beliefdb._audit_salt(e.seq, e.at), encode(sha256(v_name), 'hex')),
+               encode(sha256(v_pads[2] || sha256(v_pads[1] || v_name)), 'hex'))
+     order by e.seq;
+end
 $$;
-comment on function beliefdb._forget_digest(text) is 'The keyed digest (hex HMAC-SHA-256) a forget event of the bound workspace records of a name';
+comment on function beliefdb._forget_events(text) is 'The forget events of the bound workspace that forgot a name (its keyed digest matches), by seq';
+
+-- (a forget event's digest of a name is keyed to its event: one made apart from it is no event's)
+drop function if exists beliefdb._forget_digest(text);

@@ -52,10 +52,10 @@ as $$
 $$;
 comment on function beliefdb._line_units(text, int4range[]) is 'Spans of a text cut at line breaks, each piece with its line (offset, length)';
 
--- The keyed digest of a line's words (a masked line's, and a candidate's of a later text): HMAC-SHA-256
--- under the workspace's key, given as its two padded keys (beliefdb._hmac_pads, made once for many
--- lines), of the words after 'line' and a unit separator, so that no forget event's digest of a name
--- (beliefdb._forget_digest, the same key) is ever a line's.
+-- The keyed digest of a line's words: HMAC-SHA-256 under the workspace's key, given as its two padded
+-- keys (beliefdb._hmac_pads, made once for many lines), of the words after 'line' and a unit separator,
+-- so that no other digest under the same key is ever a line's. What is recorded of a masked line is this
+-- digest keyed again to its source (beliefdb._source_line_digest).
 create or replace function beliefdb._line_digest(p_pads bytea[], p_words text) returns bytea
 language sql immutable
 set search_path = pg_catalog, pg_temp
@@ -63,6 +63,30 @@ as $$
     select sha256(p_pads[2] || sha256(p_pads[1] || convert_to('line' || chr(31) || p_words, 'UTF8')))
 $$;
 comment on function beliefdb._line_digest(bytea[], text) is 'The keyed digest of a line''s words (HMAC-SHA-256 under padded keys, separated from names'' digests)';
+
+-- What is recorded of a masked line of a source's text (beliefdb.redaction.line_digest, a waiting text's
+-- forgotten_lines) and compared with a candidate line of a later text of it: the line's digest
+-- (beliefdb._line_digest) keyed again, with the source's name (revision 0050). A line is recognised only
+-- in texts of its own source; keyed by the workspace alone, anyone who may write there could forget a
+-- guessed line of their own and compare its digest with another source's (a redaction row is readable).
+create or replace function beliefdb._source_line_digest(p_pads bytea[], p_source text, p_words text) returns bytea
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select sha256(p_pads[2] || sha256(p_pads[1] || convert_to('source' || chr(31) || p_source || chr(31), 'UTF8')
+                                      || sha256(p_pads[2] || sha256(p_pads[1] || convert_to('line' || chr(31) || p_words,
+                                                                                             'UTF8')))))
+$$;
+comment on function beliefdb._source_line_digest(bytea[], text, text) is 'What is recorded of a masked line: its keyed digest keyed again with its source''s name';
+
+-- A source's name (a proposal's lines are keyed with its source's: beliefdb._source_line_digest).
+create or replace function beliefdb._source_name(p_workspace_id uuid, p_source_id uuid) returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select s.name from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id
+$$;
+comment on function beliefdb._source_name(uuid, uuid) is 'A source''s name by its id';
 
 -- The spans of p_text, in its lines that start after offset p_from (every line: 0), that a forget
 -- masked in a version of source p_source_id, or in a text of it still waiting in the queue (a job's
@@ -93,6 +117,7 @@ declare
     v_r_line integer[];
     v_r_start integer[];
     v_r_end integer[];
+    v_source text;
 begin
     select array_agg(r.line_length), array_agg(r.line_digest), array_agg(r.line_start),
            array_agg(r.start_offset), array_agg(r.end_offset)
@@ -140,6 +165,7 @@ begin
         return '{}';
     end if;
     v_pads := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
+    select s.name into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
     return (
         select coalesce(array_agg(distinct int4range(v_from + c.s + lower(m.rel), v_from + c.s + upper(m.rel))), '{}')
           from unnest(v_at, v_length, v_extent,
@@ -147,7 +173,7 @@ begin
                as c (s, n, extent, words)
           join unnest(v_r_length, v_r_digest, v_r_line, v_r_start, v_r_end)
                as r (line_length, line_digest, line_start, start_offset, end_offset)
-            on r.line_length = c.n and r.line_digest = beliefdb._line_digest(v_pads, c.words)
+            on r.line_length = c.n and r.line_digest = beliefdb._source_line_digest(v_pads, v_source, c.words)
          cross join lateral (select int4range(r.start_offset - r.line_start, r.end_offset - r.line_start)
                                     * int4range(0, c.extent + 1) as rel) m
          where not isempty(m.rel));
@@ -161,8 +187,10 @@ comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The
 -- beliefdb._redact_spans records a version's; a line masked before keeps the digest it was given then).
 -- The text is no version yet, so the record goes with it, for beliefdb._forgotten_lines and for the
 -- version stored from it (beliefdb._lines_recorded).
+-- (p_source: the name of the text's source, which its lines' digests are keyed with)
+drop function if exists beliefdb._forgotten_records(uuid, text, jsonb, int4range[]);
 create or replace function beliefdb._forgotten_records(p_workspace_id uuid, p_text text, p_recorded jsonb,
-                                                       p_masks int4range[])
+                                                       p_masks int4range[], p_source text)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -188,7 +216,7 @@ begin
     )
     select coalesce(jsonb_agg(jsonb_build_object(
                'start', lower(x.span), 'end', upper(x.span), 'line_start', x.s, 'line_length', x.n,
-               'digest', coalesce(o.digest, encode(beliefdb._line_digest(p.pads, x.words), 'hex')))
+               'digest', coalesce(o.digest, encode(beliefdb._source_line_digest(p.pads, p_source, x.words), 'hex')))
                order by lower(x.span)), '[]')
       into v_recorded
       from p, unnest(v_pieces, v_starts, v_lengths,
@@ -199,7 +227,7 @@ begin
     return coalesce(p_recorded, '[]') || v_recorded;
 end
 $$;
-comment on function beliefdb._forgotten_records(uuid, text, jsonb, int4range[]) is 'The pieces of a text a forget masks at some spans, each with its line''s keyed digest, after those recorded before';
+comment on function beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text) is 'The pieces of a text a forget masks at some spans, each with its line''s keyed digest, after those recorded before';
 
 -- A queued job's payload with its text masked at some spans (a forget's, p_masks) and each masked piece
 -- recorded with the job (forgotten_lines, beliefdb._forgotten_records), keyed by the source's name
@@ -217,7 +245,8 @@ begin
     return p_payload || jsonb_build_object(
         'text', beliefdb._masked(p_payload ->> 'text', p_masks),
         'forgotten_lines', beliefdb._forgotten_records(p_workspace_id, p_payload ->> 'text',
-                                                       p_payload -> 'forgotten_lines', p_masks));
+                                                       p_payload -> 'forgotten_lines', p_masks,
+                                                       p_payload ->> 'source'));
 end
 $$;
 comment on function beliefdb._masked_job(uuid, jsonb, int4range[]) is 'A queued job''s payload with its text masked at some spans and their lines'' keyed digests recorded with it';

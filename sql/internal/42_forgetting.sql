@@ -854,8 +854,9 @@ begin
     -- (an eraser's forgetting of what others owned says so: who erased, whose it was)
     perform beliefdb._audit('forget', jsonb_build_object(
         'target', p_target,
-        -- (keyed by the workspace's secret: a list of names does not reverse it)
-        'hmac_sha256', beliefdb._forget_digest(coalesce(v_name, p_subject, p_id::text)),
+        -- (its sha256, which _audit_append keys to the event as hmac_sha256: a list of names does not
+        -- reverse it, nor does another forget of a guessed name, whose event has another salt)
+        'name_sha256', encode(sha256(convert_to(coalesce(v_name, p_subject, p_id::text), 'UTF8')), 'hex'),
         'beliefs', cardinality(v_beliefs), 'fragments', v_result -> 'fragments', 'redacted', v_redacted,
         'flagged', v_changes -> 'flagged',
         -- (the texts waiting to be stored it changed, as the report counts them: the queued, failed or
@@ -1280,6 +1281,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_content text;
+    v_source text;
     v_pieces int4range[];
     v_starts integer[];
     v_lengths integer[];
@@ -1288,8 +1290,10 @@ begin
     if cardinality(p_spans) = 0 then
         return 0;
     end if;
-    select v.content into v_content
-      from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.id = p_version;
+    select v.content, s.name into v_content, v_source
+      from beliefdb.source_version v
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+     where v.workspace_id = p_workspace_id and v.id = p_version;
     select array_agg(u.span), array_agg(u.line_start), array_agg(u.line_length)
       into v_pieces, v_starts, v_lengths
       from beliefdb._line_units(v_content, p_spans) u;
@@ -1304,7 +1308,7 @@ begin
                                     line_start, line_length, line_digest)
     select p_workspace_id, p_version, lower(x.span), upper(x.span), p_reason,
            case when x.n > 0 then x.s end, case when x.n > 0 then x.n end,
-           case when x.n > 0 then coalesce(o.line_digest, beliefdb._line_digest(v_pads, x.words)) end
+           case when x.n > 0 then coalesce(o.line_digest, beliefdb._source_line_digest(v_pads, v_source, x.words)) end
       from unnest(v_pieces, v_starts, v_lengths,
                   beliefdb._slices(v_content, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
            as x (span, s, n, words)
@@ -1458,7 +1462,8 @@ begin
                'content', beliefdb._masked(r.proposal ->> 'content', i.masks),
                -- (the lines it masks recorded with the proposal: beliefdb._forgotten_records)
                'forgotten_lines', beliefdb._forgotten_records(p_workspace_id, r.proposal ->> 'content',
-                                                              r.proposal -> 'forgotten_lines', i.masks),
+                                                              r.proposal -> 'forgotten_lines', i.masks,
+                                                              beliefdb._source_name(r.workspace_id, r.source_id)),
                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
                             from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
                            where not beliefdb._over_spans(c.x, i.span_union)),
@@ -1549,7 +1554,8 @@ begin
                -- (the lines it masks recorded with the proposal: beliefdb._forgotten_records)
                'forgotten_lines', beliefdb._forgotten_records(p_workspace_id, r.proposal ->> 'content',
                                                               r.proposal -> 'forgotten_lines',
-                                                              beliefdb._line_masks(r.proposal ->> 'content', f.lines)),
+                                                              beliefdb._line_masks(r.proposal ->> 'content', f.lines),
+                                                              beliefdb._source_name(r.workspace_id, r.source_id)),
                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
                             from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
                            where not beliefdb._over_spans(c.x, f.line_union)),

@@ -237,7 +237,7 @@ begin
         select k.id, r.proposal ->> 'content' as before, beliefdb._masked(r.proposal ->> 'content', k.spans) as after,
                -- (the lines it masks recorded with the proposal: beliefdb._forgotten_records)
                beliefdb._forgotten_records(p_workspace_id, r.proposal ->> 'content', r.proposal -> 'forgotten_lines',
-                                           k.spans) as lines
+                                           k.spans, beliefdb._source_name(r.workspace_id, r.source_id)) as lines
           from masks k
           join beliefdb.review_item r on r.workspace_id = p_workspace_id and r.id = k.id
     ), masked as (
