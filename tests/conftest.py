@@ -273,9 +273,10 @@ class Cli:
             assert result.exit_code == expect, _explain(argv, result, f"exit code {expect}")
         return result
 
-    def json(self, *args: str | os.PathLike[str], env: Env | None = None, expect: int | None = 0) -> Any:
+    def json(self, *args: str | os.PathLike[str], env: Env | None = None, expect: int | None = 0,
+             input: str | None = None) -> Any:
         argv = [os.fspath(a) for a in args]
-        result = self(*argv, *([] if "--json" in argv else ["--json"]), env=env, expect=expect)
+        result = self(*argv, *([] if "--json" in argv else ["--json"]), env=env, expect=expect, input=input)
         try:
             return json.loads(result.stdout)
         except json.JSONDecodeError:

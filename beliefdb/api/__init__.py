@@ -56,6 +56,8 @@ from beliefdb.store.beliefs import MAX_PAGE
 from beliefdb.store.calibrate import DEFAULT_BINS, MAX_BINS
 from beliefdb.store.conversations import CHAT_SUFFIXES
 from beliefdb.store.documents import SUPPORTED_SUFFIXES, documents, one_file_a_name, skipped_files, suffix_list
+from beliefdb.store.files import read_stream
+from beliefdb.store.ingest import max_ingest_bytes
 from beliefdb.store.retrieve import MAX_K, MAX_QUESTION
 
 __all__ = [
@@ -99,12 +101,14 @@ __all__ = [
     "list_agents",
     "list_tokens",
     "list_workspaces",
+    "max_ingest_bytes",
     "migrate",
     "migration_sql",
     "migration_status",
     "name_sessions",
     "one_file_a_name",
     "parse_moment",
+    "read_stream",
     "restore_database",
     "revoke_token",
     "rules",

@@ -39,6 +39,7 @@ from beliefdb.cli import scale as cli_scale
 from beliefdb.cli import (
     serve as cli_serve,
 )
+from beliefdb.cli import stdin as cli_stdin
 from beliefdb.cli import (
     tokens as cli_tokens,
 )
@@ -163,7 +164,8 @@ def ingest(
         parser=file_path,
         help="UTF-8 .txt, .md or .markdown files, or directories of them (their files, recursively, each source"
              " named by its path below the directory; its other files are listed as skipped, with why); with"
-             " --format chat, .jsonl files too.", show_default=False,
+             " --format chat, .jsonl files too; - reads one document from standard input (with --source).",
+        show_default=False,
         metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
@@ -222,6 +224,12 @@ def ingest(
         usage("--bulk reads documents: not with --format chat")
     if queue and (claims is not None or preview or not embed):
         usage("--queue takes no --claims, --preview or --no-embed (the worker embeds: beliefdb worker --no-embed)")
+    if Path("-") in paths:  # (standard input: one document, named by --source)
+        return cli_stdin.ingest(
+            memory, count=len(paths), source=source, claims=claims is not None, queue=queue, bulk=bulk,
+            chat=text_format is TextFormat.chat, authority=authority.value if authority else None,
+            label=label.value if label else None, version_label=version_label, extractor=extractor.value,
+            embed=embed, preview=preview, max_bytes=max_bytes, as_json=as_json)
     with errors(as_json):  # (d1/p.md and d2/p.md: one source, the second a new version of the first)
         chat = not bulk and _chat_format(text_format, paths)
         api.one_file_a_name(api.documents(paths, api.CHAT_SUFFIXES if chat else api.SUPPORTED_SUFFIXES))

@@ -12,6 +12,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from beliefdb import errors
 from beliefdb.inputs import shown
@@ -109,3 +110,16 @@ def lines(text: str) -> Iterator[tuple[int, str]]:
     \\x1c-\\x1e), which would cut a valid line in two and misnumber the lines after it."""
     for number, line in enumerate(text.split("\n"), start=1):
         yield number, line.removesuffix("\r")
+
+
+def read_stream(stream: BinaryIO, name: str, limit: int) -> str:
+    """The UTF-8 text of a stream (standard input, ``name`` in messages), at most ``limit`` bytes: past
+    them InvalidInput, read no further (a stream has no size to check first); empty text refused."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise errors.InvalidInput(f"{name}: over the ingest limit of {limit:,} bytes; raise it with"
+                                  f" {errors.argument('max_bytes')} or BELIEFDB_INGEST_MAX_BYTES")
+    text = decode_utf8(data, name)
+    if not text.strip():
+        raise errors.InvalidInput(f"{name}: empty text")
+    return text
