@@ -25,6 +25,7 @@ from beliefdb.cli.common import (
     text_arguments,
     usage,
 )
+from beliefdb.errors import InvalidInput
 from beliefdb.models import MigrationStatus
 
 
@@ -65,11 +66,15 @@ def migrate(
     if not sql and (from_revision is not None or to_revision is not None):
         usage("--from and --to choose the revisions of the script --sql prints; migrate itself upgrades from"
               " where the database is to head")
+    if sql:  # (with --json, the script is the sql of one object: stdout stays one JSON document)
+        with errors(as_json):
+            try:
+                script = api.migration_sql(from_revision, to_revision)
+            except InvalidInput as exc:  # (a revision --from or --to names that beliefdb does not have)
+                usage(exc.message)
+        typer.echo(render.to_json({"sql": script}) if as_json else script)
+        return
     with errors(as_json):
-        if sql:  # (with --json, the script is the sql of one object: stdout stays one JSON document)
-            script = api.migration_sql(from_revision, to_revision)
-            typer.echo(render.to_json({"sql": script}) if as_json else script)
-            return
         if check:
             status = api.migration_status(db, home=home)
         else:

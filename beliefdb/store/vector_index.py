@@ -36,7 +36,13 @@ def ensure_vector_indexes(url: str, *, dim: int | None = None, memory: str | Non
             raise errors.PermissionDenied(
                 f"a vector index is built by the schema owner (who runs 'beliefdb migrate'), and"
                 f" {allowed[1] if allowed else 'this user'} may not run beliefdb.ensure_vector_index")
-        conn.execute(Q.index_build_settings, (memory,))  # (a value PostgreSQL refuses: before any build)
+        try:  # (a value PostgreSQL refuses: before any build, named as the caller gave it)
+            with translated_errors():
+                conn.execute(Q.index_build_settings, (memory,))
+        except errors.InvalidInput:
+            raise errors.InvalidInput(
+                f"{errors.argument('memory')} (or BELIEFDB_INDEX_MEMORY) {memory!r} is no memory size PostgreSQL"
+                " takes for maintenance_work_mem: a number with a unit, such as 512MB or 1GB") from None
         used = [int(r[0]) for r in conn.execute(Q.vector_dimensions).fetchall()]
         conn.commit()
         if dim is not None and dim not in used:
