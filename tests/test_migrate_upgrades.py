@@ -185,3 +185,18 @@ def test_migrate_by_a_user_of_no_beliefdb_role_says_who_migrates(db_url: str, ch
     finally:
         with psycopg.connect(db_url, autocommit=True) as conn:
             conn.execute(sql.SQL("drop role {}").format(sql.Identifier(role)))
+
+
+def test_check_says_the_schema_is_locked_rather_than_waiting(cli: Cli, db_url: str) -> None:
+    """A migration in progress holds the schema's locks until it commits: migrate --check waited for it,
+    however long (trial24); it gives up after the lock timeout, saying why, and changes nothing."""
+    import time
+
+    with psycopg.connect(db_url) as holder:
+        holder.execute("lock table beliefdb.alembic_version in access exclusive mode")
+        started = time.monotonic()
+        err = cli.error("migrate", "--check", "--db", db_url, code="workspace_busy",
+                        env={"BELIEFDB_LOCK_TIMEOUT": "0.5"})
+        assert time.monotonic() - started < 30
+        assert err["message"].startswith("the schema is locked by another session")
+    assert cli.json("migrate", "--check", "--db", db_url)["up_to_date"] is True

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import psycopg
 from psycopg import sql
 
+from beliefdb import settings
 from beliefdb.db import conninfo
 from beliefdb.db.connector import connect, translate
 from beliefdb.db.queries import Q
@@ -25,6 +26,7 @@ from beliefdb.errors import (
     MigrationFailed,
     PermissionDenied,
     SchemaMismatch,
+    WorkspaceBusy,
 )
 from beliefdb.models import MigrationStatus
 
@@ -338,12 +340,20 @@ def status(url: str) -> MigrationStatus:
     """Where the schema of ``url`` stands against this package (``migrate --check``); changes nothing."""
     try:
         with psycopg.connect(url) as conn:
+            # (a migration in progress holds the schema's locks until it commits: --check says so after
+            # the lock timeout, rather than waiting for it)
+            conn.execute("select set_config('lock_timeout', %s, false)",
+                         (f"{int(settings.load().lock_timeout * 1000)}ms",))
             table = conn.execute("select to_regclass('beliefdb.alembic_version') is not null,"
                                  " obj_description(to_regclass('beliefdb.alembic_version'), 'pg_class')").fetchone()
             installed, recorded = table if table is not None else (False, None)
             row = conn.execute("select max(version_num) from beliefdb.alembic_version").fetchone() \
                 if installed else None
             moved = moved_extensions(conn)
+    except psycopg.errors.LockNotAvailable as exc:
+        raise WorkspaceBusy("the schema is locked by another session (a migration in progress?); nothing was"
+                            " checked: try again once it is done (BELIEFDB_LOCK_TIMEOUT: how long --check waits)"
+                            ) from exc
     except psycopg.Error as exc:
         raise _not_the_owner(exc) from exc
     current = row[0] if row is not None else None
