@@ -97,6 +97,22 @@ def test_another_principal_learns_nothing_by_sending_a_guess(db_url: str,
     assert "555-" not in stored and "555-" not in proposed
 
 
+def legacy_row(conn: psycopg.Connection[Any], action: str, payload: dict[str, Any]) -> None:
+    """An event appended as the release before recorded it: a statement's entry with its rows' plain
+    digest (_audit_append keys it now, so the payload is put back and the event's hashes made again)."""
+    conn.execute("select beliefdb._audit_append((select id from beliefdb.workspace where name = 'default'),"
+                 " %s, '{}'::jsonb)", (action,))
+    conn.execute(
+        "with last as (select e.workspace_id, e.seq from beliefdb.audit_event e order by e.seq desc limit 1)"
+        " update beliefdb.audit_event e set payload = %(p)s::jsonb,"
+        " payload_hash = beliefdb.audit_payload_hash(%(p)s::jsonb),"
+        " hash = beliefdb.audit_link_hash(e.prev_hash, e.workspace_id, e.seq, e.at, e.principal, e.action,"
+        "                                 beliefdb.audit_payload_hash(%(p)s::jsonb))"
+        " from last where e.workspace_id = last.workspace_id and e.seq = last.seq", {"p": json.dumps(payload)})
+    conn.execute("update beliefdb.audit_head h set hash = e.hash from beliefdb.audit_event e"
+                 " where e.workspace_id = h.workspace_id and e.seq = h.seq")
+
+
 def test_events_from_before_keep_their_hashes_only_once_their_text_is_masked(
         db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     """A chain written before revision 0050 recorded each ingest's plain sha256: the upgrade takes the
@@ -119,20 +135,28 @@ def test_events_from_before_keep_their_hashes_only_once_their_text_is_masked(
     postgresql.execute("alter table beliefdb.source_version enable trigger source_version_immutable")
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")
     postgresql.execute("alter table beliefdb.agent_login drop column made_in")  # (revision 0050's too)
+    postgresql.execute("alter table beliefdb.redaction drop column line_salt")
     postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
     postgresql.commit()
-    # (the forget redacted office.md's event of the old form already: put one back, as the old code left it)
+    # (the forget redacted office.md's event of the old form already: put one back, as the old code left it,
+    # and the old forget's own update of the version, recorded by the plain digest of its row, whose text
+    # held the sha256 of the words as they were)
     postgresql.execute("select beliefdb._audit_append((select id from beliefdb.workspace where name = 'default'),"
                        " 'ingest', jsonb_build_object('source', 'office.md', 'version', 1, 'sha256', %s::text))",
                        (sha(TEXT),))
+    (row,) = postgresql.execute("select v::text from beliefdb.source_version v where content like %s",
+                                (MASKED_LINE + "%",)).fetchone() or ("",)
+    legacy_row(postgresql, "source_version.update", {
+        "table": "source_version", "op": "update", "count": 1, "keys": [row.split(",")[1]],
+        "rows_sha256": sha(row)})
     postgresql.commit()
-    assert sha(TEXT) in payloads(postgresql)
+    assert sha(TEXT) in payloads(postgresql) and sha(row) in payloads(postgresql)
     migrate.upgrade(db_url)
     stored = postgresql.execute("select encode(sha256, 'hex') from beliefdb.source_version where content like %s",
                                 (MASKED_LINE + "%",)).fetchone()
     assert stored == (sha(MASKED_LINE + "\nThe return window is 30 days.\n"),)
     chain = payloads(postgresql)
-    assert sha(TEXT) not in chain
+    assert sha(TEXT) not in chain and sha(row) not in chain
     # desks.md was not masked: its event stays as recorded, until a forget masks words of it
     assert sha("Bob's desk is 4C.\n") in chain
     bdb.remember("Bob's desk is 4C.", "bob", "desk", "4C", "Bob's desk is 4C.", source="desks.md",
@@ -245,7 +269,8 @@ def test_no_one_may_forget_a_guess_to_learn_a_digest_of_anothers(db_url: str,
 def test_the_upgrade_keys_the_lines_masked_before_with_their_source(
         db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     """A line masked before revision 0050 was recorded by its digest keyed by the workspace alone: the
-    upgrade keys it again with its source's name, so it is still recognised where it comes back."""
+    upgrade keys it again with its source's name and a random salt, so it is still recognised where it
+    comes back."""
     line = "Maya Lopez's salary is 91000 dollars."
     text = f"# Staff\n{line}\nThe cafeteria opens at 8am.\n"
     bdb.remember(line, "maya_lopez", "salary", "91000 dollars", line, source="hr.md", text=text)
@@ -256,12 +281,38 @@ def test_the_upgrade_keys_the_lines_masked_before_with_their_source(
     postgresql.execute("update beliefdb.redaction set line_digest = %s", (words,))
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")
     postgresql.execute("alter table beliefdb.agent_login drop column made_in")
+    postgresql.execute("alter table beliefdb.redaction drop column line_salt")
     postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
     postgresql.commit()
     migrate.upgrade(db_url)
-    (digest,) = postgresql.execute("select line_digest from beliefdb.redaction").fetchone() or (b"",)
+    (digest, salt) = postgresql.execute("select line_digest, line_salt from beliefdb.redaction"
+                                        ).fetchone() or (b"", b"")
     postgresql.commit()
-    assert bytes(digest) == hmac.new(bytes(key), b"source\x1fhr.md\x1f" + words, hashlib.sha256).digest()
+    sourced = hmac.new(bytes(key), b"source\x1fhr.md\x1f" + words, hashlib.sha256).digest()
+    assert bytes(digest) == hmac.new(bytes(key), b"salted\x1f" + bytes(salt) + sourced, hashlib.sha256).digest()
     again = bdb.ingest_text(text.replace("8am", "9am"), source="hr.md")
     assert [r.reason.split(":")[0] for r in again.rejected] == ["forgotten"]
     assert bdb.audit_verify().ok
+
+
+def test_a_guess_queued_for_anothers_source_and_forgotten_gives_no_digest_of_its_line(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """(review) Keyed with the source's name alone, a line's digest could be had for any guess: queue a
+    text for the other's source holding the guesses, forget a subject of your own that masks them there,
+    read your job's digests. Each record has a random salt of its own: no two are the same."""
+    line = "Maya Lopez's salary is 91000 dollars."
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.remember(line, "maya_lopez", "salary", "91000 dollars", line, source="hr.md",
+                       text=f"# Staff\n{line}\nThe cafeteria opens at 8am.\n")
+        alice.forget(subject="maya_lopez")
+        mal.remember("Dollars are the currency.", "dollars", "currency", "yes", "Dollars are the currency.",
+                     source="mine.md", text="Dollars are the currency.\n")
+        mal.submit(text=f"{line.replace('91000', '85000')}\n{line}\n", source="hr.md")
+        mal.forget(subject="dollars", mask_mentions=True)
+    queued = postgresql.execute("select x ->> 'digest' from beliefdb.job j"
+                                " cross join lateral jsonb_array_elements(j.payload -> 'forgotten_lines') x").fetchall()
+    recorded = postgresql.execute("select encode(line_digest, 'hex') from beliefdb.redaction r"
+                                  " join beliefdb.source_version v on v.id = r.source_version_id"
+                                  " join beliefdb.source s on s.id = v.source_id where s.name = 'hr.md'").fetchall()
+    postgresql.commit()
+    assert queued and recorded and not {q[0] for q in queued} & {r[0] for r in recorded}

@@ -208,14 +208,17 @@ def test_masked_lines_are_recorded_with_a_keyed_digest_of_their_words(
     bdb.ingest_text("The refund window is 30 days.\nDana's badge code is 4471.", source="policy.md")
     (badge,) = bdb.beliefs(subject="dana")
     bdb.forget(belief=badge.id)
-    ((start, length, digest),) = postgresql.execute(
-        "select line_start, line_length, line_digest from beliefdb.redaction").fetchall()
+    ((start, length, digest, salt),) = postgresql.execute(
+        "select line_start, line_length, line_digest, line_salt from beliefdb.redaction").fetchall()
     (key,) = postgresql.execute("select key from beliefdb.audit_key").fetchone() or (None,)
     line = "Dana's badge code is 4471."
     assert (start, length) == (30, len(line))
-    # the line's keyed digest, keyed again with its source's name (revision 0050)
+    # the line's keyed digest, keyed again with its source's name and a random salt kept beside it
+    # (revision 0050)
     words = hmac.new(bytes(key), b"line\x1f" + line.encode(), hashlib.sha256).digest()
-    assert bytes(digest) == hmac.new(bytes(key), b"source\x1fpolicy.md\x1f" + words, hashlib.sha256).digest()
+    sourced = hmac.new(bytes(key), b"source\x1fpolicy.md\x1f" + words, hashlib.sha256).digest()
+    assert len(bytes(salt)) == 16
+    assert bytes(digest) == hmac.new(bytes(key), b"salted\x1f" + bytes(salt) + sourced, hashlib.sha256).digest()
     assert hashlib.sha256(line.encode()).digest() != bytes(digest) != words
 
 

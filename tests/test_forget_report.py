@@ -183,6 +183,7 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
     postgresql.execute("drop index beliefdb.job_forgotten_lines")  # (and its index)
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")  # revision 0050's
     postgresql.execute("alter table beliefdb.agent_login drop column made_in")  # (and its column)
+    postgresql.execute("alter table beliefdb.redaction drop column line_salt")  # (and this one)
     postgresql.execute("update beliefdb.alembic_version set version_num = '0043'")
     postgresql.commit()
     migrate.upgrade(db_url)

@@ -44,6 +44,22 @@ update beliefdb.audit_event e set payload = null
    and e.payload ->> 'source' = s.name
    and (e.action = 'version.propose' or e.payload -> 'version' = pg_catalog.to_jsonb(v.version))
    and exists (select from beliefdb.redaction r where r.workspace_id = v.workspace_id and r.source_version_id = v.id);
+-- (and every other event that recorded a masked version's row by its plain digest: the row's text held
+-- its sha256 of the words as they were, and its other columns can be read back, as a forget's own update
+-- of it; alone, or an entry of an operation's event)
+with masked as (
+    select r.workspace_id, pg_catalog.array_agg(distinct r.source_version_id::text) as ids
+      from beliefdb.redaction r
+     group by r.workspace_id
+)
+update beliefdb.audit_event e set payload = null
+  from masked m
+ where e.workspace_id = m.workspace_id and e.payload is not null
+   and exists (select
+                 from pg_catalog.jsonb_array_elements(case when pg_catalog.jsonb_typeof(e.payload -> 'rows') = 'array'
+                                                           then e.payload -> 'rows' else '[]' end
+                                                      || pg_catalog.jsonb_build_array(e.payload)) x
+                where x ->> 'table' = 'source_version' and x ? 'rows_sha256' and x -> 'keys' ?| m.ids);
 -- (a proposal a forget masked, whatever its source's versions)
 update beliefdb.audit_event e set payload = null
   from beliefdb.review_item r
@@ -67,11 +83,13 @@ update beliefdb.agent_login a
   from pg_catalog.pg_roles r
  where r.rolname = a.role_name;
 
--- A masked line's recorded digest is keyed again with its source's name (beliefdb._source_line_digest):
--- keyed by the workspace alone, anyone who may write there could forget a guessed line of their own
--- and compare its digest with another source's. The digests recorded before (of versions, of queued
--- jobs' and proposals' texts) are keyed again here, with the functions of the release before (which
--- an upgraded database has; a new one has no such row).
+-- A masked line's recorded digest is keyed again with its source's name (beliefdb._source_line_digest)
+-- and with a random salt recorded beside it (beliefdb._salted_line_digest, redaction.line_salt, a
+-- record's salt): keyed by the workspace alone, anyone who may write there could forget a guessed line
+-- of their own and compare its digest with another's. The digests recorded before (of versions, of
+-- queued jobs' and proposals' texts) are keyed again here, with the functions of the release before
+-- (which an upgraded database has; a new one has no such row).
+alter table beliefdb.redaction add column line_salt bytea;
 do $$
 begin
     if not exists (select from beliefdb.redaction where line_digest is not null)
@@ -80,38 +98,55 @@ begin
         return;
     end if;
     execute $sql$
-        create function pg_temp.rekey(p_workspace_id uuid, p_source text, p_digest bytea) returns bytea
+        create function pg_temp.rekey(p_workspace_id uuid, p_source text, p_salt bytea, p_digest bytea)
+        returns bytea
         language sql stable
         as $f$
             select pg_catalog.sha256(p.pads[2] || pg_catalog.sha256(p.pads[1]
-                       || pg_catalog.convert_to('source' || pg_catalog.chr(31) || p_source || pg_catalog.chr(31), 'UTF8')
-                       || p_digest))
+                       || pg_catalog.convert_to('salted' || pg_catalog.chr(31), 'UTF8') || p_salt
+                       || pg_catalog.sha256(p.pads[2] || pg_catalog.sha256(p.pads[1]
+                              || pg_catalog.convert_to('source' || pg_catalog.chr(31) || p_source
+                                                       || pg_catalog.chr(31), 'UTF8')
+                              || p_digest))))
               from (select beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)) as pads) p
         $f$
     $sql$;
     update beliefdb.redaction r
-       set line_digest = pg_temp.rekey(r.workspace_id, s.name, r.line_digest)
+       set line_salt = pg_catalog.decode(pg_catalog.replace(pg_catalog.gen_random_uuid()::text, '-', ''), 'hex')
+     where r.line_digest is not null;
+    update beliefdb.redaction r
+       set line_digest = pg_temp.rekey(r.workspace_id, s.name, r.line_salt, r.line_digest)
       from beliefdb.source_version v
       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
      where r.line_digest is not null and v.workspace_id = r.workspace_id and v.id = r.source_version_id;
     update beliefdb.job j
        set payload = j.payload || jsonb_build_object('forgotten_lines', (
-               select pg_catalog.jsonb_agg(x || jsonb_build_object('digest', pg_catalog.encode(
-                          pg_temp.rekey(j.workspace_id, j.payload ->> 'source', pg_catalog.decode(x ->> 'digest', 'hex')),
-                          'hex')) order by n)
-                 from pg_catalog.jsonb_array_elements(j.payload -> 'forgotten_lines') with ordinality as e (x, n)))
+               select pg_catalog.jsonb_agg(e.x || jsonb_build_object(
+                          'salt', pg_catalog.encode(t.salt, 'hex'),
+                          'digest', pg_catalog.encode(pg_temp.rekey(j.workspace_id, j.payload ->> 'source', t.salt,
+                                                                    pg_catalog.decode(e.x ->> 'digest', 'hex')), 'hex'))
+                          order by e.n)
+                 from pg_catalog.jsonb_array_elements(j.payload -> 'forgotten_lines') with ordinality as e (x, n)
+                cross join lateral (select pg_catalog.decode(pg_catalog.replace(pg_catalog.gen_random_uuid()::text,
+                                                                               '-', ''), 'hex') as salt
+                                     where e.n is not null) t))
      where j.payload ? 'forgotten_lines' and pg_catalog.jsonb_typeof(j.payload -> 'forgotten_lines') = 'array'
        and pg_catalog.jsonb_array_length(j.payload -> 'forgotten_lines') > 0;
     update beliefdb.review_item r
        set proposal = r.proposal || jsonb_build_object('forgotten_lines', (
-               select pg_catalog.jsonb_agg(x || jsonb_build_object('digest', pg_catalog.encode(
-                          pg_temp.rekey(r.workspace_id, s.name, pg_catalog.decode(x ->> 'digest', 'hex')), 'hex'))
-                          order by n)
-                 from pg_catalog.jsonb_array_elements(r.proposal -> 'forgotten_lines') with ordinality as e (x, n)))
+               select pg_catalog.jsonb_agg(e.x || jsonb_build_object(
+                          'salt', pg_catalog.encode(t.salt, 'hex'),
+                          'digest', pg_catalog.encode(pg_temp.rekey(r.workspace_id, s.name, t.salt,
+                                                                    pg_catalog.decode(e.x ->> 'digest', 'hex')), 'hex'))
+                          order by e.n)
+                 from pg_catalog.jsonb_array_elements(r.proposal -> 'forgotten_lines') with ordinality as e (x, n)
+                cross join lateral (select pg_catalog.decode(pg_catalog.replace(pg_catalog.gen_random_uuid()::text,
+                                                                               '-', ''), 'hex') as salt
+                                     where e.n is not null) t))
       from beliefdb.source s
      where r.proposal ? 'forgotten_lines' and pg_catalog.jsonb_typeof(r.proposal -> 'forgotten_lines') = 'array'
        and pg_catalog.jsonb_array_length(r.proposal -> 'forgotten_lines') > 0
        and s.workspace_id = r.workspace_id and s.id = r.source_id;
-    drop function pg_temp.rekey(uuid, text, bytea);
+    drop function pg_temp.rekey(uuid, text, bytea, bytea);
 end
 $$;

@@ -25,18 +25,7 @@ declare
     v_inner bytea := v_pads[1] || p_salt;
     v_outer bytea := v_pads[2];
 begin
-    if p_payload ? 'text_sha256' then
-        p_payload := p_payload - 'text_sha256' || jsonb_build_object(
-            'text_hmac', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'text_sha256'));
-    end if;
-    if p_payload ? 'name_sha256' then
-        p_payload := p_payload - 'name_sha256' || jsonb_build_object(
-            'hmac_sha256', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'name_sha256'));
-    end if;
-    if p_payload ? 'rows_sha256' then
-        p_payload := p_payload - 'rows_sha256' || jsonb_build_object(
-            'rows_hmac', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'rows_sha256'));
-    end if;
+    p_payload := beliefdb._audit_keyed_top(v_pads, p_salt, p_payload);
     if jsonb_typeof(p_payload -> 'rows') = 'array' then
         -- (_audit_keyed written out: a function with its own search_path is not inlined, and a call an
         -- entry was most of the cost of an operation's event)
@@ -52,6 +41,27 @@ begin
 end
 $$;
 comment on function beliefdb._audit_keyed_payload(uuid, bytea, jsonb) is 'An event''s payload with its digests of words keyed to the event (text_hmac, rows_hmac: HMAC-SHA-256 under the workspace''s secret of its salt and the sha256)';
+
+-- The top-level digests of words of an event's payload keyed to it (text_sha256 as text_hmac, name_sha256
+-- as hmac_sha256, rows_sha256 as rows_hmac; beliefdb._audit_keyed_payload), under padded keys made once.
+create or replace function beliefdb._audit_keyed_top(p_pads bytea[], p_salt bytea, p_payload jsonb) returns jsonb
+language plpgsql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_key record;
+begin
+    for v_key in select * from (values ('text_sha256', 'text_hmac'), ('name_sha256', 'hmac_sha256'),
+                                       ('rows_sha256', 'rows_hmac')) k (plain, keyed) loop
+        if p_payload ? v_key.plain then
+            p_payload := p_payload - v_key.plain || jsonb_build_object(
+                v_key.keyed, beliefdb._audit_keyed(p_pads, p_salt, p_payload ->> v_key.plain));
+        end if;
+    end loop;
+    return p_payload;
+end
+$$;
+comment on function beliefdb._audit_keyed_top(bytea[], bytea, jsonb) is 'An event''s payload with its top-level digests of words keyed to the event';
 
 -- An event's salt: what binds a keyed digest to that one event (its seq and its time in microseconds
 -- since 1970, each as 8 bytes, after a tag no other keyed digest of the workspace begins with).
@@ -80,7 +90,7 @@ comment on function beliefdb._audit_keyed(bytea[], bytea, text) is 'HMAC-SHA-256
 -- An operation's event payload (p_payload) with its statements' entries under rows, in statement order,
 -- each with its rows' digest keyed to the event (rows_hmac, as _audit_keyed_payload does; built here from
 -- the entries and their plain digests in beliefdb_audit_operation, not from a payload that held them),
--- and its text digest keyed too.
+-- and its top-level digests keyed too (beliefdb._audit_keyed_top).
 create or replace function beliefdb._audit_operation_rows(p_workspace_id uuid, p_salt bytea, p_payload jsonb)
 returns jsonb
 language plpgsql
@@ -91,13 +101,11 @@ declare
     v_inner bytea;
     v_rows jsonb;
 begin
-    if p_payload ? 'text_sha256' or exists (select from pg_temp.beliefdb_audit_operation o where o.step > 0) then
+    if p_payload ?| array['text_sha256', 'name_sha256', 'rows_sha256']
+       or exists (select from pg_temp.beliefdb_audit_operation o where o.step > 0) then
         v_pads := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
         v_inner := v_pads[1] || p_salt;
-    end if;
-    if p_payload ? 'text_sha256' then
-        p_payload := p_payload - 'text_sha256' || jsonb_build_object(
-            'text_hmac', beliefdb._audit_keyed(v_pads, p_salt, p_payload ->> 'text_sha256'));
+        p_payload := beliefdb._audit_keyed_top(v_pads, p_salt, p_payload);
     end if;
     if v_pads is not null then
         select jsonb_agg(case when o.digest is null then o.entry

@@ -88,6 +88,29 @@ as $$
 $$;
 comment on function beliefdb._source_name(uuid, uuid) is 'A source''s name by its id';
 
+-- What is recorded of a masked line, the digest (beliefdb._source_line_digest) keyed again with a random
+-- salt recorded beside it (revision 0050; a record made before has none): a digest recorded of the
+-- same words elsewhere, where anyone may have had a guess of theirs forgotten, is never the same.
+-- A candidate line is compared with each record under that record's salt.
+create or replace function beliefdb._salted_line_digest(p_pads bytea[], p_salt bytea, p_digest bytea) returns bytea
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when p_salt is null then p_digest
+                else sha256(p_pads[2] || sha256(p_pads[1] || convert_to('salted' || chr(31), 'UTF8') || p_salt
+                                                 || p_digest)) end
+$$;
+comment on function beliefdb._salted_line_digest(bytea[], bytea, bytea) is 'A masked line''s recorded digest: its source''s line digest keyed again with a random salt (none: as it is)';
+
+-- A new random salt for a masked line's record (16 bytes, 122 of them random: a UUID's).
+create or replace function beliefdb._line_salt() returns bytea
+language sql volatile
+set search_path = pg_catalog, pg_temp
+as $$
+    select decode(replace(gen_random_uuid()::text, '-', ''), 'hex')
+$$;
+comment on function beliefdb._line_salt() is 'A new random salt for a masked line''s recorded digest';
+
 -- The spans of p_text, in its lines that start after offset p_from (every line: 0), that a forget
 -- masked in a version of source p_source_id, or in a text of it still waiting in the queue (a job's
 -- forgotten_lines: beliefdb._masked_job), or in a text proposed for it (the proposal's forgotten_lines,
@@ -117,12 +140,13 @@ declare
     v_r_line integer[];
     v_r_start integer[];
     v_r_end integer[];
+    v_r_salt bytea[];
     v_source text;
 begin
     select array_agg(r.line_length), array_agg(r.line_digest), array_agg(r.line_start),
-           array_agg(r.start_offset), array_agg(r.end_offset)
-      into v_r_length, v_r_digest, v_r_line, v_r_start, v_r_end
-      from (select r.line_length, r.line_digest, r.line_start, r.start_offset, r.end_offset
+           array_agg(r.start_offset), array_agg(r.end_offset), array_agg(r.line_salt)
+      into v_r_length, v_r_digest, v_r_line, v_r_start, v_r_end, v_r_salt
+      from (select r.line_length, r.line_digest, r.line_start, r.start_offset, r.end_offset, r.line_salt
               from beliefdb.source_version v
               join beliefdb.redaction r on r.workspace_id = v.workspace_id and r.source_version_id = v.id
              where v.workspace_id = p_workspace_id and v.source_id = p_source_id and r.line_digest is not null
@@ -130,7 +154,7 @@ begin
             -- (a job of the source still waiting, its text masked by a forget before any version held it;
             -- a done job's lines are its version's redaction rows, or its proposal's)
             select (x ->> 'line_length')::integer, decode(x ->> 'digest', 'hex'), (x ->> 'line_start')::integer,
-                   (x ->> 'start')::integer, (x ->> 'end')::integer
+                   (x ->> 'start')::integer, (x ->> 'end')::integer, decode(x ->> 'salt', 'hex')
               from beliefdb.source s
               join beliefdb.job j on j.workspace_id = s.workspace_id and j.payload ->> 'source' = s.name
              cross join lateral jsonb_array_elements(j.payload -> 'forgotten_lines') x
@@ -140,7 +164,7 @@ begin
             -- (a version proposed for the source, its text masked by a forget: open, or resolved and
             -- not stored, or stored where its pieces could not be recorded; review_item_source)
             select (x ->> 'line_length')::integer, decode(x ->> 'digest', 'hex'), (x ->> 'line_start')::integer,
-                   (x ->> 'start')::integer, (x ->> 'end')::integer
+                   (x ->> 'start')::integer, (x ->> 'end')::integer, decode(x ->> 'salt', 'hex')
               from beliefdb.review_item p
              cross join lateral jsonb_array_elements(p.proposal -> 'forgotten_lines') x
              where p.source_id = p_source_id and p.workspace_id = p_workspace_id and p.kind = 'version_proposed'
@@ -171,9 +195,10 @@ begin
           from unnest(v_at, v_length, v_extent,
                       beliefdb._slices(v_tail, v_at, array(select x.s + x.n from unnest(v_at, v_length) x (s, n))))
                as c (s, n, extent, words)
-          join unnest(v_r_length, v_r_digest, v_r_line, v_r_start, v_r_end)
-               as r (line_length, line_digest, line_start, start_offset, end_offset)
-            on r.line_length = c.n and r.line_digest = beliefdb._source_line_digest(v_pads, v_source, c.words)
+         cross join lateral (select beliefdb._source_line_digest(v_pads, v_source, c.words) as digest) d
+          join unnest(v_r_length, v_r_digest, v_r_line, v_r_start, v_r_end, v_r_salt)
+               as r (line_length, line_digest, line_start, start_offset, end_offset, line_salt)
+            on r.line_length = c.n and r.line_digest = beliefdb._salted_line_digest(v_pads, r.line_salt, d.digest)
          cross join lateral (select int4range(r.start_offset - r.line_start, r.end_offset - r.line_start)
                                     * int4range(0, c.extent + 1) as rel) m
          where not isempty(m.rel));
@@ -209,21 +234,30 @@ begin
       from beliefdb._line_units(p_text, p_masks) u;
     with o as (
         select distinct on ((x ->> 'line_start')::integer, (x ->> 'line_length')::integer)
-               (x ->> 'line_start')::integer as s, (x ->> 'line_length')::integer as n, x ->> 'digest' as digest
+               (x ->> 'line_start')::integer as s, (x ->> 'line_length')::integer as n, x ->> 'digest' as digest,
+               x ->> 'salt' as salt
           from jsonb_array_elements(coalesce(p_recorded, '[]')) x
     ), p as (
         select beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)) as pads
+    ), l as (
+        -- (a line masked before keeps its digest and salt; a new one has a salt of its own)
+        select x.span, x.s, x.n, x.words, o.digest,
+               case when o.digest is null then encode(beliefdb._line_salt(), 'hex') else o.salt end as salt
+          from unnest(v_pieces, v_starts, v_lengths,
+                      beliefdb._slices(p_text, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
+               as x (span, s, n, words)
+          left join o on o.s = x.s and o.n = x.n
+         where x.n > 0
     )
     select coalesce(jsonb_agg(jsonb_build_object(
-               'start', lower(x.span), 'end', upper(x.span), 'line_start', x.s, 'line_length', x.n,
-               'digest', coalesce(o.digest, encode(beliefdb._source_line_digest(p.pads, p_source, x.words), 'hex')))
-               order by lower(x.span)), '[]')
+               'start', lower(l.span), 'end', upper(l.span), 'line_start', l.s, 'line_length', l.n,
+               'digest', coalesce(l.digest, encode(beliefdb._salted_line_digest(
+                                      p.pads, decode(l.salt, 'hex'), beliefdb._source_line_digest(p.pads, p_source, l.words)),
+                                  'hex'))) || case when l.salt is null then '{}'::jsonb
+                                                    else jsonb_build_object('salt', l.salt) end
+               order by lower(l.span)), '[]')
       into v_recorded
-      from p, unnest(v_pieces, v_starts, v_lengths,
-                     beliefdb._slices(p_text, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
-              as x (span, s, n, words)
-      left join o on o.s = x.s and o.n = x.n
-     where x.n > 0;
+      from p, l;
     return coalesce(p_recorded, '[]') || v_recorded;
 end
 $$;
@@ -293,7 +327,7 @@ begin
     with x as (
         select distinct (f ->> 'start')::integer as s, (f ->> 'end')::integer as e,
                (f ->> 'line_start')::integer as ls, (f ->> 'line_length')::integer as ln,
-               decode(f ->> 'digest', 'hex') as digest, f
+               decode(f ->> 'digest', 'hex') as digest, decode(f ->> 'salt', 'hex') as salt, f
           from jsonb_array_elements(p_lines) f
     ), fits as (
         select x.*, x.e > x.s and x.e <= length(v_content)
@@ -301,8 +335,8 @@ begin
           from x
     ), recorded as (
         insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason,
-                                        line_start, line_length, line_digest)
-        select p_workspace_id, p_version_id, f.s, f.e, p_reason, f.ls, f.ln, f.digest
+                                        line_start, line_length, line_digest, line_salt)
+        select p_workspace_id, p_version_id, f.s, f.e, p_reason, f.ls, f.ln, f.digest, f.salt
           from fits f
          where f.fit
            and not exists (select from beliefdb.redaction r

@@ -1299,20 +1299,27 @@ begin
       from beliefdb._line_units(v_content, p_spans) u;
     v_pads := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
     -- (the lines' words read in one pass, beliefdb._slices; a line's digest given before read once)
+    -- (a line masked before keeps its digest and salt; a new one has a salt of its own)
     with o as (
-        select distinct on (r.line_start, r.line_length) r.line_start, r.line_length, r.line_digest
+        select distinct on (r.line_start, r.line_length) r.line_start, r.line_length, r.line_digest, r.line_salt
           from beliefdb.redaction r
          where r.workspace_id = p_workspace_id and r.source_version_id = p_version and r.line_digest is not null
+    ), l as (
+        select x.span, x.s, x.n, x.words, o.line_digest,
+               case when o.line_digest is not null then o.line_salt when x.n > 0 then beliefdb._line_salt() end as salt
+          from unnest(v_pieces, v_starts, v_lengths,
+                      beliefdb._slices(v_content, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
+               as x (span, s, n, words)
+          left join o on o.line_start = x.s and o.line_length = x.n
     )
     insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason,
-                                    line_start, line_length, line_digest)
-    select p_workspace_id, p_version, lower(x.span), upper(x.span), p_reason,
-           case when x.n > 0 then x.s end, case when x.n > 0 then x.n end,
-           case when x.n > 0 then coalesce(o.line_digest, beliefdb._source_line_digest(v_pads, v_source, x.words)) end
-      from unnest(v_pieces, v_starts, v_lengths,
-                  beliefdb._slices(v_content, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
-           as x (span, s, n, words)
-      left join o on o.line_start = x.s and o.line_length = x.n;
+                                    line_start, line_length, line_digest, line_salt)
+    select p_workspace_id, p_version, lower(l.span), upper(l.span), p_reason,
+           case when l.n > 0 then l.s end, case when l.n > 0 then l.n end,
+           case when l.n > 0 then coalesce(l.line_digest, beliefdb._salted_line_digest(
+                                      v_pads, l.salt, beliefdb._source_line_digest(v_pads, v_source, l.words))) end,
+           case when l.n > 0 then l.salt end
+      from l;
     -- (its sha256 then of the masked text: one of the words as they were would confirm a guess of them)
     update beliefdb.source_version v
        set content = beliefdb._masked(v.content, p_spans),

@@ -670,6 +670,9 @@ create table beliefdb.redaction (
     line_start integer,
     line_length integer,
     line_digest bytea,
+    -- the random salt its digest was made with (revision 0050): no other digest is ever the same, so a
+    -- digest anyone can have made of a guess (forgetting it in a text of their own) confirms nothing
+    line_salt bytea,
     primary key (workspace_id, id),
     check (end_offset > start_offset),
     foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id) on delete cascade,
