@@ -316,3 +316,48 @@ def test_a_guess_queued_for_anothers_source_and_forgotten_gives_no_digest_of_its
                                   " join beliefdb.source s on s.id = v.source_id where s.name = 'hr.md'").fetchall()
     postgresql.commit()
     assert queued and recorded and not {q[0] for q in queued} & {r[0] for r in recorded}
+
+
+def test_a_text_queued_for_anothers_source_masks_nothing_of_theirs(db_url: str,
+                                                                    postgresql: psycopg.Connection[Any]) -> None:
+    """(trial33) A principal queued a text for another's source naming someone, forgot that subject with
+    mask_mentions (the only text it masked was their own job), and the owner's next version of the source
+    came out with that line masked, again after the job became a proposal and was rejected. A record a
+    principal makes of a text they do not own now masks nothing of the owner's."""
+    line = "Sign-off: Yara Finch approved the budget."
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.ingest_text("Project plan\nBudget: 40k.\n", source="plan.txt")
+        mal.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor", "Yara Finch is a contractor",
+                     source="m2.txt", text="Yara Finch is a contractor.\n")
+        mal.submit(text=f"Project plan\n{line}\n", source="plan.txt")
+        mal.forget(subject="yara_finch", mask_mentions=True)
+        assert "Yara" not in str(postgresql.execute("select payload from beliefdb.job").fetchall())
+        postgresql.commit()
+        later = alice.ingest_text(f"Project plan\nBudget: 45k.\n{line}\n", source="plan.txt")
+        assert later.new_version and not later.rejected
+    (stored,) = postgresql.execute("select content from beliefdb.source_version where version = 2"
+                                   ).fetchone() or ("",)
+    postgresql.commit()
+    assert line in stored
+
+
+def test_a_forgotten_retraction_reason_is_not_confirmed_by_its_events_hash(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """(trial33) Forget redacts the retract event of a forgotten belief, whose reason is someone's words
+    about it; its payload_hash stays, and the rest of the payload was known: a guessed reason rebuilt it.
+    An event a forget may redact carries a random nonce."""
+    (kim,) = bdb.remember("Kim Park's desk is 4C.", "kim_park", "desk", "4C", "Kim Park's desk is 4C.",
+                          source="desks.md", text="Kim Park's desk is 4C.\n").accepted
+    bdb.retract(belief=kim.id, reason="Kim Park was fired for fraud")
+    (kept,) = postgresql.execute("select payload from beliefdb.audit_event where action = 'retract'"
+                                 ).fetchone() or ({},)
+    postgresql.commit()
+    assert kept["reason"] == "Kim Park was fired for fraud" and len(kept["nonce"]) == 32
+    bdb.forget(subject="kim_park")
+    rows = postgresql.execute("select payload, payload_hash from beliefdb.audit_event where action = 'retract'"
+                              ).fetchall()
+    rebuilt = postgresql.execute("select beliefdb.audit_payload_hash(%s::jsonb)",
+                                 (json.dumps({k: v for k, v in kept.items() if k != "nonce"}),)).fetchone()
+    postgresql.commit()
+    assert rows[0][0] is None and rebuilt is not None and bytes(rebuilt[0]) != bytes(rows[0][1])
+    assert bdb.audit_verify().ok
