@@ -318,29 +318,6 @@ def test_a_guess_queued_for_anothers_source_and_forgotten_gives_no_digest_of_its
     assert queued and recorded and not {q[0] for q in queued} & {r[0] for r in recorded}
 
 
-def test_a_text_queued_for_anothers_source_masks_nothing_of_theirs(db_url: str,
-                                                                    postgresql: psycopg.Connection[Any]) -> None:
-    """(trial33) A principal queued a text for another's source naming someone, forgot that subject with
-    mask_mentions (the only text it masked was their own job), and the owner's next version of the source
-    came out with that line masked, again after the job became a proposal and was rejected. A record a
-    principal makes of a text they do not own now masks nothing of the owner's."""
-    line = "Sign-off: Yara Finch approved the budget."
-    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
-        alice.ingest_text("Project plan\nBudget: 40k.\n", source="plan.txt")
-        mal.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor", "Yara Finch is a contractor",
-                     source="m2.txt", text="Yara Finch is a contractor.\n")
-        mal.submit(text=f"Project plan\n{line}\n", source="plan.txt")
-        mal.forget(subject="yara_finch", mask_mentions=True)
-        assert "Yara" not in str(postgresql.execute("select payload from beliefdb.job").fetchall())
-        postgresql.commit()
-        later = alice.ingest_text(f"Project plan\nBudget: 45k.\n{line}\n", source="plan.txt")
-        assert later.new_version and not later.rejected
-    (stored,) = postgresql.execute("select content from beliefdb.source_version where version = 2"
-                                   ).fetchone() or ("",)
-    postgresql.commit()
-    assert line in stored
-
-
 def test_a_forgotten_retraction_reason_is_not_confirmed_by_its_events_hash(
         bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     """(trial33) Forget redacts the retract event of a forgotten belief, whose reason is someone's words

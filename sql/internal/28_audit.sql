@@ -219,10 +219,11 @@ begin
         perform pg_catalog.set_config('beliefdb.audit_deferred', 'on', true);
     end if;
     v_at := pg_catalog.clock_timestamp();
-    -- an event a forget may redact (its payload names a source, or holds someone's reason: forget keeps
-    -- their hashes only) carries a random nonce: its payload_hash, which stays, is then of nothing one can
-    -- rebuild around a guess of the name or the words (its other fields are often all known)
-    if p_payload ?| array['source', 'reason'] then
+    -- an event a forget may redact (its payload names a source, or holds someone's reason, or it retracts
+    -- or restores: forget keeps their hashes only) carries a random nonce: its payload_hash, which stays,
+    -- is then of nothing one can rebuild around a guess of the name or the words (its other fields are
+    -- often all known)
+    if p_payload ?| array['source', 'reason'] or p_action in ('retract', 'unretract') then
         p_payload := p_payload || jsonb_build_object(
             'nonce', pg_catalog.replace(pg_catalog.gen_random_uuid()::text, '-', ''));
     end if;

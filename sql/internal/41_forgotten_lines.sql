@@ -102,19 +102,6 @@ as $$
 $$;
 comment on function beliefdb._salted_line_digest(bytea[], bytea, bytea) is 'A masked line''s recorded digest: its source''s line digest keyed again with a random salt (none: as it is)';
 
--- Whether a masked line's record in a text waiting to be stored (a job's, a proposal's forgotten_lines)
--- masks the same line in the texts of its source: made by a forget of the source's owner or of an eraser
--- (or before records said who made them). A principal who queued or proposed a text for another's source
--- and forgot words of their own in it masks nothing of the owner's: a line of their choosing would come
--- out masked in the owner's next text, and no one could take it back.
-create or replace function beliefdb._record_masks(p_record jsonb, p_owner text) returns boolean
-language sql immutable
-set search_path = pg_catalog, pg_temp
-as $$
-    select not p_record ? 'by' or p_record ->> 'by' = p_owner or coalesce((p_record ->> 'eraser')::boolean, false)
-$$;
-comment on function beliefdb._record_masks(jsonb, text) is 'Whether a waiting text''s masked line record masks its source''s texts: made by the owner''s or an eraser''s forget';
-
 -- A new random salt for a masked line's record (16 bytes, 122 of them random: a UUID's).
 create or replace function beliefdb._line_salt() returns bytea
 language sql volatile
@@ -173,18 +160,15 @@ begin
              cross join lateral jsonb_array_elements(j.payload -> 'forgotten_lines') x
              where s.workspace_id = p_workspace_id and s.id = p_source_id
                and j.status in ('queued', 'running', 'failed') and j.payload ? 'forgotten_lines'
-               and beliefdb._record_masks(x, s.owner)
             union all
             -- (a version proposed for the source, its text masked by a forget: open, or resolved and
             -- not stored, or stored where its pieces could not be recorded; review_item_source)
             select (x ->> 'line_length')::integer, decode(x ->> 'digest', 'hex'), (x ->> 'line_start')::integer,
                    (x ->> 'start')::integer, (x ->> 'end')::integer, decode(x ->> 'salt', 'hex')
               from beliefdb.review_item p
-              join beliefdb.source s on s.workspace_id = p.workspace_id and s.id = p.source_id
              cross join lateral jsonb_array_elements(p.proposal -> 'forgotten_lines') x
              where p.source_id = p_source_id and p.workspace_id = p_workspace_id and p.kind = 'version_proposed'
-               and jsonb_typeof(p.proposal -> 'forgotten_lines') = 'array'
-               and beliefdb._record_masks(x, s.owner)) r;
+               and jsonb_typeof(p.proposal -> 'forgotten_lines') = 'array') r;
     if v_r_length is null or p_text is null then
         return '{}';
     end if;
@@ -251,16 +235,14 @@ begin
     with o as (
         select distinct on ((x ->> 'line_start')::integer, (x ->> 'line_length')::integer)
                (x ->> 'line_start')::integer as s, (x ->> 'line_length')::integer as n, x ->> 'digest' as digest,
-               x ->> 'salt' as salt, x -> 'by' as by, x -> 'eraser' as eraser
+               x ->> 'salt' as salt
           from jsonb_array_elements(coalesce(p_recorded, '[]')) x
     ), p as (
         select beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)) as pads
     ), l as (
         -- (a line masked before keeps its digest and salt; a new one has a salt of its own)
         select x.span, x.s, x.n, x.words, o.digest,
-               case when o.digest is null then encode(beliefdb._line_salt(), 'hex') else o.salt end as salt,
-               case when o.digest is null then to_jsonb(beliefdb.current_principal()) else o.by end as by,
-               case when o.digest is null then to_jsonb(beliefdb._is_eraser()) else o.eraser end as eraser
+               case when o.digest is null then encode(beliefdb._line_salt(), 'hex') else o.salt end as salt
           from unnest(v_pieces, v_starts, v_lengths,
                       beliefdb._slices(p_text, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
                as x (span, s, n, words)
@@ -273,9 +255,6 @@ begin
                                       p.pads, decode(l.salt, 'hex'), beliefdb._source_line_digest(p.pads, p_source, l.words)),
                                   'hex'))) || case when l.salt is null then '{}'::jsonb
                                                     else jsonb_build_object('salt', l.salt) end
-               -- (who forgot it: a record a principal made of a text they do not own masks nothing of the
-               -- owner's, beliefdb._forgotten_lines)
-               || jsonb_strip_nulls(jsonb_build_object('by', l.by, 'eraser', l.eraser))
                order by lower(l.span)), '[]')
       into v_recorded
       from p, l;
@@ -376,8 +355,7 @@ comment on function beliefdb._lines_recorded(uuid, uuid, text, jsonb, text) is '
 -- source's owner (the submitter does not own it: no version), carried into that proposal's
 -- forgotten_lines (the open version proposal of the source by the job's principal whose text is the
 -- job's; each piece where its text is the job's, not there yet), so that the version the owner's
--- approval stores records them as well, and the owner's text of the source is masked until then (where
--- the record is the owner's or an eraser's, beliefdb._record_masks).
+-- approval stores records them as well, and the owner's text of the source is masked until then.
 -- Called by job_finish.
 create or replace function beliefdb._job_lines_stored(p_workspace_id uuid, p_payload jsonb, p_result jsonb)
 returns void
