@@ -219,6 +219,7 @@ STAND_IN_TABLES = """
     -- revision 0048's, which every ingest reads
     alter table beliefdb.redaction add column line_start integer, add column line_length integer,
         add column line_digest bytea;
+    alter table beliefdb.redaction add column line_salt bytea;  -- revision 0050's, which every ingest reads too
     create table beliefdb.authority_change (workspace_id uuid, source_id uuid, authority_before beliefdb.authority,
                                             changed_at timestamptz);
 """
@@ -233,7 +234,20 @@ UNDO_STAND_INS = """
     drop table beliefdb.audit_key;
     alter table beliefdb.review_item drop column resolved_seq cascade;  -- (and its trigger: migrate makes it again)
     alter table beliefdb.redaction drop column line_start, drop column line_length, drop column line_digest;
+    alter table beliefdb.redaction drop column line_salt;
     drop table beliefdb.authority_change;
+    -- (and the head's row audit, whose events key their digests with audit_key, which the revisions before
+    -- 0044 run without: its triggers go, and migrate makes them again)
+    do $$
+    declare
+        v_trigger record;
+    begin
+        for v_trigger in select t.tgname, t.tgrelid::regclass as tab from pg_catalog.pg_trigger t
+                          where t.tgname ~ '_audit_(insert|update|delete)$' loop
+            execute pg_catalog.format('drop trigger %I on %s', v_trigger.tgname, v_trigger.tab);
+        end loop;
+    end
+    $$;
 """
 
 
