@@ -4,6 +4,28 @@
 -- payloads, so forgetting may redact a payload and the chain still verifies. Its hash functions,
 -- the API's summary events and verification are api/50_audit.sql.
 
+-- HMAC-SHA-256 (RFC 2104) of a message under a key given as its two padded keys (beliefdb._hmac_pads,
+-- made once for many messages): every keyed digest beliefdb records is one (a forget's, a masked line's,
+-- an audit event's); the per-entry loops of an event write it out, where a call an entry cost most.
+create or replace function beliefdb._hmac(p_pads bytea[], p_message bytea) returns bytea
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select sha256(p_pads[2] || sha256(p_pads[1] || p_message))
+$$;
+comment on function beliefdb._hmac(bytea[], bytea) is 'HMAC-SHA-256 of a message under padded keys (beliefdb._hmac_pads)';
+
+-- A new random salt: 16 bytes, 122 of them random (a UUID's; gen_random_uuid draws from the server's strong
+-- random source). A masked line's record has one (beliefdb._salted_line_digest), and an event a forget
+-- may redact carries one as its nonce (beliefdb._audit_append).
+create or replace function beliefdb._salt() returns bytea
+language sql volatile
+set search_path = pg_catalog, pg_temp
+as $$
+    select decode(replace(gen_random_uuid()::text, '-', ''), 'hex')
+$$;
+comment on function beliefdb._salt() is 'A new random salt (16 bytes of a random UUID)';
+
 -- What an event records of the words it stored (rows_sha256: the sha256 of the rows a statement wrote,
 -- made by the row audit and a bulk batch; text_sha256: of the text an ingest stored or a proposal
 -- gave; name_sha256: of what a forget forgot) is keyed before the chain holds it: rows_hmac, text_hmac
@@ -27,7 +49,7 @@ declare
 begin
     p_payload := beliefdb._audit_keyed_top(v_pads, p_salt, p_payload);
     if jsonb_typeof(p_payload -> 'rows') = 'array' then
-        -- (_audit_keyed written out: a function with its own search_path is not inlined, and a call an
+        -- (beliefdb._hmac written out: a function with its own search_path is not inlined, and a call an
         -- entry was most of the cost of an operation's event)
         p_payload := p_payload || jsonb_build_object('rows', (
             select coalesce(jsonb_agg(case when e ? 'rows_sha256'
@@ -83,7 +105,7 @@ create or replace function beliefdb._audit_keyed(p_pads bytea[], p_salt bytea, p
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select encode(sha256(p_pads[2] || sha256(p_pads[1] || p_salt || decode(p_hex, 'hex'))), 'hex')
+    select encode(beliefdb._hmac(p_pads, p_salt || decode(p_hex, 'hex')), 'hex')
 $$;
 comment on function beliefdb._audit_keyed(bytea[], bytea, text) is 'HMAC-SHA-256 (hex) of an event''s salt and a hex digest under padded keys: what an audit event records of a digest of words';
 
@@ -224,8 +246,7 @@ begin
     -- is then of nothing one can rebuild around a guess of the name or the words (its other fields are
     -- often all known)
     if p_payload ?| array['source', 'reason'] or p_action in ('retract', 'unretract') then
-        p_payload := p_payload || jsonb_build_object(
-            'nonce', pg_catalog.replace(pg_catalog.gen_random_uuid()::text, '-', ''));
+        p_payload := p_payload || jsonb_build_object('nonce', pg_catalog.encode(beliefdb._salt(), 'hex'));
     end if;
     -- what the chain records of words is a digest keyed to this event (_audit_keyed_payload)
     if p_operation then
@@ -610,7 +631,7 @@ create or replace function beliefdb._hmac_sha256(p_key bytea, p_message bytea) r
 language sql immutable strict
 set search_path = pg_catalog, pg_temp
 as $$
-    select sha256(p.pads[2] || sha256(p.pads[1] || p_message)) from (select beliefdb._hmac_pads(p_key) as pads) p
+    select beliefdb._hmac(beliefdb._hmac_pads(p_key), p_message)
 $$;
 comment on function beliefdb._hmac_sha256(bytea, bytea) is 'HMAC-SHA-256 of a message under a key (RFC 2104)';
 
@@ -658,7 +679,7 @@ begin
      where e.workspace_id = v_ws and e.action = 'forget' and e.payload ? 'hmac_sha256'
        and e.payload ->> 'hmac_sha256' in (
                beliefdb._audit_keyed(v_pads, beliefdb._audit_salt(e.seq, e.at), encode(sha256(v_name), 'hex')),
-               encode(sha256(v_pads[2] || sha256(v_pads[1] || v_name)), 'hex'))
+               encode(beliefdb._hmac(v_pads, v_name), 'hex'))
      order by e.seq;
 end
 $$;

@@ -60,7 +60,7 @@ create or replace function beliefdb._line_digest(p_pads bytea[], p_words text) r
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select sha256(p_pads[2] || sha256(p_pads[1] || convert_to('line' || chr(31) || p_words, 'UTF8')))
+    select beliefdb._hmac(p_pads, convert_to('line' || chr(31) || p_words, 'UTF8'))
 $$;
 comment on function beliefdb._line_digest(bytea[], text) is 'The keyed digest of a line''s words (HMAC-SHA-256 under padded keys, separated from names'' digests)';
 
@@ -73,9 +73,8 @@ create or replace function beliefdb._source_line_digest(p_pads bytea[], p_source
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select sha256(p_pads[2] || sha256(p_pads[1] || convert_to('source' || chr(31) || p_source || chr(31), 'UTF8')
-                                      || sha256(p_pads[2] || sha256(p_pads[1] || convert_to('line' || chr(31) || p_words,
-                                                                                             'UTF8')))))
+    select beliefdb._hmac(p_pads, convert_to('source' || chr(31) || p_source || chr(31), 'UTF8')
+                                  || beliefdb._line_digest(p_pads, p_words))
 $$;
 comment on function beliefdb._source_line_digest(bytea[], text, text) is 'What is recorded of a masked line: its keyed digest keyed again with its source''s name';
 
@@ -97,19 +96,12 @@ language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
     select case when p_salt is null then p_digest
-                else sha256(p_pads[2] || sha256(p_pads[1] || convert_to('salted' || chr(31), 'UTF8') || p_salt
-                                                 || p_digest)) end
+                else beliefdb._hmac(p_pads, convert_to('salted' || chr(31), 'UTF8') || p_salt || p_digest) end
 $$;
 comment on function beliefdb._salted_line_digest(bytea[], bytea, bytea) is 'A masked line''s recorded digest: its source''s line digest keyed again with a random salt (none: as it is)';
 
--- A new random salt for a masked line's record (16 bytes, 122 of them random: a UUID's).
-create or replace function beliefdb._line_salt() returns bytea
-language sql volatile
-set search_path = pg_catalog, pg_temp
-as $$
-    select decode(replace(gen_random_uuid()::text, '-', ''), 'hex')
-$$;
-comment on function beliefdb._line_salt() is 'A new random salt for a masked line''s recorded digest';
+-- (a random salt for a masked line's record: beliefdb._salt)
+drop function if exists beliefdb._line_salt();
 
 -- The spans of p_text, in its lines that start after offset p_from (every line: 0), that a forget
 -- masked in a version of source p_source_id, or in a text of it still waiting in the queue (a job's
@@ -242,7 +234,7 @@ begin
     ), l as (
         -- (a line masked before keeps its digest and salt; a new one has a salt of its own)
         select x.span, x.s, x.n, x.words, o.digest,
-               case when o.digest is null then encode(beliefdb._line_salt(), 'hex') else o.salt end as salt
+               case when o.digest is null then encode(beliefdb._salt(), 'hex') else o.salt end as salt
           from unnest(v_pieces, v_starts, v_lengths,
                       beliefdb._slices(p_text, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
                as x (span, s, n, words)

@@ -1306,7 +1306,7 @@ begin
          where r.workspace_id = p_workspace_id and r.source_version_id = p_version and r.line_digest is not null
     ), l as (
         select x.span, x.s, x.n, x.words, o.line_digest,
-               case when o.line_digest is not null then o.line_salt when x.n > 0 then beliefdb._line_salt() end as salt
+               case when o.line_digest is not null then o.line_salt when x.n > 0 then beliefdb._salt() end as salt
           from unnest(v_pieces, v_starts, v_lengths,
                       beliefdb._slices(v_content, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
                as x (span, s, n, words)
