@@ -62,9 +62,24 @@ class SpeakerMention:
     hint: str
 
 
+@dataclass(frozen=True)
+class KeptQuote:
+    """Where a forgotten belief's quote stays in a stored source text another principal owns (rule 17: only
+    its owner, or a login granted ``beliefdb_eraser``, changes it): the ``source``'s name, its ``version``
+    (``id``: the version's), how many times (``count``), its ``owner`` and a ``hint``. Forget masks the quotes
+    in the acting principal's own sources only."""
+
+    source: str
+    version: int
+    id: UUID
+    count: int
+    owner: str | None
+    hint: str
+
+
 #: the kinds of forget's mentions that are waiting texts', and every kind that is no typed text's
 _PENDING = ("queued", "proposed")
-_NOT_TYPED = ("text", "more", "speaker", *_PENDING)
+_NOT_TYPED = ("text", "more", "speaker", "kept", *_PENDING)
 
 
 @dataclass(frozen=True)
@@ -111,7 +126,8 @@ class Forgotten:
     ``speaker_mentions_count`` how many stored turns the labels label (``mask_mentions``: the turns whose
     label it masked, every one; the waiting turns' are each pending mention's ``speakers``).
     ``labels_masked``: with ``mask_mentions``, how many turns' speaker labels it masked (would mask), stored
-    and waiting to be stored, every one (the fingerprint counts them)."""
+    and waiting to be stored, every one (the fingerprint counts them). ``kept_quotes``: where a forgotten
+    belief's quote stays in a source another principal owns, unmasked (rule 17)."""
 
     target: str
     versions: int
@@ -139,6 +155,7 @@ class Forgotten:
     speaker_mentions_total: int = 0
     speaker_mentions_count: int = 0
     mentions_total: int = 0
+    kept_quotes: list[KeptQuote] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # (read from SQL as jsonb objects: the source texts' of kind text, and the waiting texts' of kind
@@ -158,6 +175,10 @@ class Forgotten:
             source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),
             excerpt=m["excerpt"], owner=m.get("owner"), masked=bool(m["masked"]), hint=m["hint"])
             for m in in_text])
+        kept = [m for m in given if isinstance(m, dict) and m["kind"] == "kept"] + list(self.kept_quotes or [])
+        object.__setattr__(self, "kept_quotes", [m if isinstance(m, KeptQuote) else KeptQuote(
+            source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),
+            owner=m.get("owner"), hint=m["hint"]) for m in kept])
         labels: list[Any] = [m for m in given if isinstance(m, dict) and m["kind"] == "speaker"]
         labels += list(self.speaker_mentions or [])
         object.__setattr__(self, "speaker_mentions", [m if isinstance(m, SpeakerMention) else SpeakerMention(

@@ -356,10 +356,16 @@ begin
         end if;
     end if;
     -- the record of the lines a forget masked in a job's text goes with the job: the same text ingested
-    -- again would be stored in clear (rule 14). Its worker stores it masked, keeping the record.
+    -- again would be stored in clear (rule 14). Its worker stores it masked, keeping the record. But for
+    -- a record that keeps nothing forgotten elsewhere: a name the canceller masked with mask_mentions in
+    -- a text of a source another owns (beliefdb._record_masks), their own call over their own text.
     select j.id, j.payload ->> 'source' as source into v_other
       from beliefdb.job j
+      left join beliefdb.source s on s.workspace_id = j.workspace_id and s.name = j.payload ->> 'source'
      where j.workspace_id = v_ws and j.id = any(v_ids) and j.payload ? 'forgotten_lines'
+       and exists (select from pg_catalog.jsonb_array_elements(j.payload -> 'forgotten_lines') x
+                    where x ->> 'by' is distinct from beliefdb.current_principal()
+                       or s.owner is null or beliefdb._record_masks(x, s.owner))
      order by j.id
      limit 1;
     if v_other.id is not null then

@@ -103,6 +103,19 @@ comment on function beliefdb._salted_line_digest(bytea[], bytea, bytea) is 'A ma
 -- (a random salt for a masked line's record: beliefdb._salt)
 drop function if exists beliefdb._line_salt();
 
+-- Whether a masked piece's record in a text waiting to be stored (a job's or a proposal's
+-- forgotten_lines) masks its line in the other texts of its source (owned by p_owner): yes, but for a
+-- name a principal masked with mask_mentions in a text they queued for a source they do not own (the
+-- record's `by`, beliefdb._forgotten_records): that masking was their call over their own text, and
+-- masks nothing of the owner's (rule 17), whose later texts would otherwise come out masked for good.
+create or replace function beliefdb._record_masks(p_record jsonb, p_owner text) returns boolean
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select not p_record ? 'by' or p_record ->> 'by' is not distinct from p_owner
+$$;
+comment on function beliefdb._record_masks(jsonb, text) is 'Whether a waiting text''s masked piece masks its line in the other texts of its source: not another''s mask_mentions of a source they do not own';
+
 -- The spans of p_text, in its lines that start after offset p_from (every line: 0), that a forget
 -- masked in a version of source p_source_id, or in a text of it still waiting in the queue (a job's
 -- forgotten_lines: beliefdb._masked_job), or in a text proposed for it (the proposal's forgotten_lines,
@@ -152,15 +165,18 @@ begin
              cross join lateral jsonb_array_elements(j.payload -> 'forgotten_lines') x
              where s.workspace_id = p_workspace_id and s.id = p_source_id
                and j.status in ('queued', 'running', 'failed') and j.payload ? 'forgotten_lines'
+               and beliefdb._record_masks(x, s.owner)
             union all
             -- (a version proposed for the source, its text masked by a forget: open, or resolved and
             -- not stored, or stored where its pieces could not be recorded; review_item_source)
             select (x ->> 'line_length')::integer, decode(x ->> 'digest', 'hex'), (x ->> 'line_start')::integer,
                    (x ->> 'start')::integer, (x ->> 'end')::integer, decode(x ->> 'salt', 'hex')
               from beliefdb.review_item p
+              join beliefdb.source s on s.workspace_id = p.workspace_id and s.id = p.source_id
              cross join lateral jsonb_array_elements(p.proposal -> 'forgotten_lines') x
              where p.source_id = p_source_id and p.workspace_id = p_workspace_id and p.kind = 'version_proposed'
-               and jsonb_typeof(p.proposal -> 'forgotten_lines') = 'array') r;
+               and jsonb_typeof(p.proposal -> 'forgotten_lines') = 'array'
+               and beliefdb._record_masks(x, s.owner)) r;
     if v_r_length is null or p_text is null then
         return '{}';
     end if;
@@ -205,9 +221,12 @@ comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The
 -- The text is no version yet, so the record goes with it, for beliefdb._forgotten_lines and for the
 -- version stored from it (beliefdb._lines_recorded).
 -- (p_source: the name of the text's source, which its lines' digests are keyed with)
+-- (p_by: the principal whose mask_mentions masks a name in a text of a source they do not own, kept
+-- with each piece: beliefdb._record_masks; none for any other forget's)
 drop function if exists beliefdb._forgotten_records(uuid, text, jsonb, int4range[]);
+drop function if exists beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text);
 create or replace function beliefdb._forgotten_records(p_workspace_id uuid, p_text text, p_recorded jsonb,
-                                                       p_masks int4range[], p_source text)
+                                                       p_masks int4range[], p_source text, p_by text default null)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -247,19 +266,24 @@ begin
                                       p.pads, decode(l.salt, 'hex'), beliefdb._source_line_digest(p.pads, p_source, l.words)),
                                   'hex'))) || case when l.salt is null then '{}'::jsonb
                                                     else jsonb_build_object('salt', l.salt) end
+                   -- (a piece's own: who masked it, when that was a name in a text of another's source)
+                   || case when p_by is null then '{}'::jsonb else jsonb_build_object('by', p_by) end
                order by lower(l.span)), '[]')
       into v_recorded
       from p, l;
     return coalesce(p_recorded, '[]') || v_recorded;
 end
 $$;
-comment on function beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text) is 'The pieces of a text a forget masks at some spans, each with its line''s keyed digest, after those recorded before';
+comment on function beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text, text) is 'The pieces of a text a forget masks at some spans, each with its line''s keyed digest, after those recorded before';
 
 -- A queued job's payload with its text masked at some spans (a forget's, p_masks) and each masked piece
 -- recorded with the job (forgotten_lines, beliefdb._forgotten_records), keyed by the source's name
 -- (payload.source), for beliefdb._forgotten_lines and for the version the worker stores from it
--- (beliefdb._job_lines_stored). The payload as given when nothing is masked.
-create or replace function beliefdb._masked_job(p_workspace_id uuid, p_payload jsonb, p_masks int4range[])
+-- (beliefdb._job_lines_stored); p_by as beliefdb._forgotten_records takes it. The payload as given when
+-- nothing is masked.
+drop function if exists beliefdb._masked_job(uuid, jsonb, int4range[]);
+create or replace function beliefdb._masked_job(p_workspace_id uuid, p_payload jsonb, p_masks int4range[],
+                                                p_by text default null)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -272,10 +296,10 @@ begin
         'text', beliefdb._masked(p_payload ->> 'text', p_masks),
         'forgotten_lines', beliefdb._forgotten_records(p_workspace_id, p_payload ->> 'text',
                                                        p_payload -> 'forgotten_lines', p_masks,
-                                                       p_payload ->> 'source'));
+                                                       p_payload ->> 'source', p_by));
 end
 $$;
-comment on function beliefdb._masked_job(uuid, jsonb, int4range[]) is 'A queued job''s payload with its text masked at some spans and their lines'' keyed digests recorded with it';
+comment on function beliefdb._masked_job(uuid, jsonb, int4range[], text) is 'A queued job''s payload with its text masked at some spans and their lines'' keyed digests recorded with it';
 
 -- The reason recorded with a job whose text a forget masks (rule 14 of docs/rules.md): a failed attempt's
 -- reason may quote the text (an llm endpoint's refusal often says why with the words it was sent), so it
@@ -296,7 +320,8 @@ comment on function beliefdb._masked_job_error(text) is 'The reason kept with a 
 -- repeated): each piece where that version's text is p_text, and not recorded there yet. So the version
 -- remembers them as if the forget had come after it was stored (rule 14): the same line back in the
 -- source is masked again, and the same text again is the text in force. The pieces it could not record
--- there (that version's text is not p_text at their place), as given.
+-- there (that version's text is not p_text at their place, or they mask nothing of its owner's:
+-- beliefdb._record_masks), as given.
 create or replace function beliefdb._lines_recorded(p_workspace_id uuid, p_version_id uuid, p_text text,
                                                     p_lines jsonb, p_reason text)
 returns jsonb
@@ -305,13 +330,15 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_content text;
+    v_owner text;
     v_left jsonb;
 begin
     if jsonb_typeof(p_lines) is distinct from 'array' or p_text is null then
         return '[]';
     end if;
-    select v.content into v_content
+    select v.content, s.owner into v_content, v_owner
       from beliefdb.source_version v
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
      where v.workspace_id = p_workspace_id and v.id = p_version_id;
     if v_content is null then
         return p_lines;
@@ -323,7 +350,8 @@ begin
           from jsonb_array_elements(p_lines) f
     ), fits as (
         select x.*, x.e > x.s and x.e <= length(v_content)
-                    and substr(v_content, x.s + 1, x.e - x.s) = substr(p_text, x.s + 1, x.e - x.s) as fit
+                    and substr(v_content, x.s + 1, x.e - x.s) = substr(p_text, x.s + 1, x.e - x.s)
+                    and beliefdb._record_masks(x.f, v_owner) as fit
           from x
     ), recorded as (
         insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason,

@@ -468,6 +468,10 @@ declare
     -- to mask, by source version
     v_mask_version uuid[] := '{}';
     v_mask_span int4range[] := '{}';
+    -- (of those, the sources the acting principal may mask: their own, an eraser's any; and what stays
+    -- in another's: listed, kind kept)
+    v_own_sources uuid[] := '{}';
+    v_kept jsonb := '[]';
     -- the words of those other beliefs' quotes, kept where they occur in texts waiting to be stored
     v_kept_quotes text[] := '{}';
     v_version record;
@@ -608,6 +612,35 @@ begin
           into v_mask_version, v_mask_span
           from beliefdb._quote_masks(v_ws, v_sources, v_quotes, v_keep_version || v_turn_version,
                                      v_keep_span || v_turn_span) m;
+        -- a source is its owner's to change (rule 17): the quotes are masked in the sources the acting
+        -- principal owns (an eraser's in any); in another's they stay, that owner's words, and are listed
+        -- (kind kept: the version, how many times, whose). Else any principal could mask any words of
+        -- another's text by remembering a belief quoting them and forgetting it.
+        if v_eraser then
+            v_own_sources := v_sources;
+        else
+            v_own_sources := array(select s.id from beliefdb.source s
+                                    where s.workspace_id = v_ws and s.id = any(v_sources)
+                                      and s.owner is not distinct from v_principal);
+            with m as (
+                select x.version, x.span, v.source_id = any(v_own_sources) as own
+                  from unnest(v_mask_version, v_mask_span) x (version, span)
+                  join beliefdb.source_version v on v.workspace_id = v_ws and v.id = x.version
+            )
+            select coalesce(array_agg(m.version) filter (where m.own), '{}'),
+                   coalesce(array_agg(m.span) filter (where m.own), '{}'),
+                   coalesce((select jsonb_agg(jsonb_build_object(
+                                 'kind', 'kept', 'source', s.name, 'version', v.version, 'id', v.id, 'owner', s.owner,
+                                 'count', k.n,
+                                 'hint', format('source %s is owned by %s: the quote stays in its text (only its owner, '
+                                                'or a login granted beliefdb_eraser, can take it out)', s.name, s.owner))
+                                 order by s.name, v.version)
+                               from (select k.version, count(*) as n from m k where not k.own group by k.version) k
+                               join beliefdb.source_version v on v.workspace_id = v_ws and v.id = k.version
+                               join beliefdb.source s on s.workspace_id = v_ws and s.id = v.source_id), '[]')
+              into v_mask_version, v_mask_span, v_kept
+              from m;
+        end if;
         -- another belief's quote over a masked span (a forgotten belief's own quote lies in it) loses
         -- those words: its fragment goes, as a forgotten turn does, and with it the belief it leaves
         -- without support (its words would stay in its statement, its evidence masked); the preview
@@ -813,9 +846,16 @@ begin
     if p_target = 'subject' and cardinality(p_speakers) > 0 then
         v_pending := v_pending || beliefdb._redact_pending_speakers(v_ws, p_speakers);
     end if;
+    -- (the quotes in the texts waiting for the sources the acting principal may mask; in those of
+    -- another's source, in their own queued texts alone, which mask nothing of the owner's)
     if cardinality(v_quotes) > 0 then
-        v_pending := v_pending || beliefdb._redact_pending(v_ws, v_sources, v_quotes, false, coalesce(p_speakers, '{}'),
+        v_pending := v_pending || beliefdb._redact_pending(v_ws, v_own_sources, v_quotes, false, coalesce(p_speakers, '{}'),
                                                            v_quoted_turns, v_kept_quotes);
+        if cardinality(v_sources) > cardinality(v_own_sources) then
+            v_pending := v_pending || beliefdb._redact_pending(
+                v_ws, array(select x from unnest(v_sources) x where not (x = any(v_own_sources))), v_quotes, false,
+                coalesce(p_speakers, '{}'), v_quoted_turns, v_kept_quotes, v_principal);
+        end if;
     end if;
     -- where the name is written in the texts waiting to be stored once those are masked (listed; with
     -- p_mask_mentions, masked too, and counted with the jobs and proposals masked)
@@ -841,7 +881,9 @@ begin
         'mentions', case when p_target = 'subject' and v_listed
                          then beliefdb._forget_mentions(v_ws, v_names) || (v_in_text -> 'mentions')
                               || (v_labels -> 'mentions') || (v_waiting -> 'mentions')
-                         else '[]' end,
+                         else '[]' end
+                    -- (the quotes left in another's source: kind kept)
+                    || v_kept,
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
         'proposals', (select count(distinct x.id) from unnest(v_pending) p
@@ -1420,17 +1462,13 @@ drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean);
 -- it; a done job keeps no text). A job a worker holds is skipped, as beliefdb._forget_jobs skips it.
 -- p_turns: the texts are turn lines (beliefdb._line_masks). A proposal keeps no claim over a masked
 -- span, no turn within one (its speaker), and no rejected claim that quotes or is quoted by a text.
--- (it returned nothing before the forget's report counted what it masked)
+-- p_by: only the jobs that principal queued are masked (a source another owns: their own texts for it),
+-- no proposal, and what it masks is recorded as theirs (beliefdb._record_masks: it masks nothing of the
+-- owner's).
+-- (it returned nothing before the forget's report counted what it masked; p_by came with revision 0050)
+drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[]);
 do $$
 begin
-    if pg_catalog.to_regprocedure('beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[])')
-           is not null
-       and (select p.prorettype from pg_catalog.pg_proc p
-             where p.oid = pg_catalog.to_regprocedure(
-                 'beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[])'))
-           = 'void'::pg_catalog.regtype then
-        drop function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[]);
-    end if;
     if pg_catalog.to_regprocedure('beliefdb._redact_pending_speakers(uuid, text[])') is not null
        and (select p.prorettype from pg_catalog.pg_proc p
              where p.oid = pg_catalog.to_regprocedure('beliefdb._redact_pending_speakers(uuid, text[])'))
@@ -1442,7 +1480,8 @@ $$;
 
 create or replace function beliefdb._redact_pending(p_workspace_id uuid, p_sources uuid[], p_texts text[],
                                                     p_turns boolean, p_speakers text[] default null,
-                                                    p_quoted_turns jsonb default '[]', p_kept text[] default '{}')
+                                                    p_quoted_turns jsonb default '[]', p_kept text[] default '{}',
+                                                    p_by text default null)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -1457,6 +1496,7 @@ begin
                                       p_quoted_turns, p_kept) as spans
           from beliefdb.review_item r
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
+           and p_by is null
     ), items as (
         select f.id, f.spans, (select range_agg(x.span) from unnest(f.spans) as x (span)) as span_union,
                case when p_turns then beliefdb._line_masks(r.proposal ->> 'content', f.spans) else f.spans end as masks
@@ -1497,12 +1537,13 @@ begin
          where j.workspace_id = p_workspace_id and j.payload ? 'text' and j.status <> 'running'
            and j.payload ->> 'source' in (select s.name from beliefdb.source s
                                             where s.workspace_id = p_workspace_id and s.id = any(p_sources))
+           and (p_by is null or j.submitted_by = p_by)
            for no key update skip locked
     ), masked as (
     update beliefdb.job j
        -- (the lines it masks recorded with the job: beliefdb._masked_job)
        set payload = beliefdb._masked_job(p_workspace_id, j.payload,
-               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end),
+               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end, p_by),
            last_error = beliefdb._masked_job_error(j.last_error)
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0
@@ -1512,7 +1553,7 @@ begin
     return jsonb_build_object('jobs', to_jsonb(v_jobs), 'proposals', to_jsonb(v_proposals));
 end
 $$;
-comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[]) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents, but within other beliefs'' quotes kept; the ids of the jobs and proposals masked';
+comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[], text) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents (or one principal''s alone), but within other beliefs'' quotes kept; the ids of the jobs and proposals masked';
 
 -- The lines of a waiting text's turns (p_turns: {start, end, speaker, time}, as a conversation is
 -- laid out, "Speaker: text") said by some speakers: each from its speaker's name to the turn's end.
@@ -1535,7 +1576,10 @@ comment on function beliefdb._speaker_lines(text, jsonb, text[]) is 'The lines o
 -- yet, or grow one by new turns of theirs): each such line's name and words are masked, and the turn
 -- goes (the job's turn, the proposal's fragment and its claims), so that it is stored as masked text,
 -- as a forgotten turn stays in its version. A proposal already resolved keeps its text in the review
--- history: it is masked as well. A job a worker holds is skipped, as elsewhere.
+-- history: it is masked as well. A job a worker holds is skipped, as elsewhere. Only the texts the
+-- acting principal may change (rule 17; an eraser's any): the jobs they queued (for a source another
+-- owns, recorded as theirs: beliefdb._record_masks), and the jobs and proposals of the sources they own;
+-- another's stay as they are, as another's stored conversation is refused (beliefdb._forget_core).
 create or replace function beliefdb._redact_pending_speakers(p_workspace_id uuid, p_speakers text[]) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -1544,6 +1588,8 @@ declare
     v_proposals uuid[];
     v_jobs bigint[];
     v_done bigint[];
+    v_principal text := beliefdb.current_principal();
+    v_eraser boolean := beliefdb._is_eraser();
 begin
     with found as (
         select r.id, l.lines, (select range_agg(x.span) from unnest(l.lines) as x (span)) as line_union
@@ -1554,6 +1600,9 @@ begin
            and jsonb_typeof(r.proposal -> 'fragments') = 'array'
            and exists (select from jsonb_array_elements(r.proposal -> 'fragments') f
                         where f ->> 'speaker' = any(p_speakers))
+           and (v_eraser or exists (select from beliefdb.source s
+                                     where s.workspace_id = r.workspace_id and s.id = r.source_id
+                                       and s.owner is not distinct from v_principal))
     ), masked as (
     update beliefdb.review_item r
        set proposal = r.proposal || jsonb_build_object(
@@ -1580,11 +1629,16 @@ begin
          where j.workspace_id = p_workspace_id and j.status <> 'running' and j.payload ? 'text'
            and jsonb_typeof(j.payload -> 'turns') = 'array'
            and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' = any(p_speakers))
+           and (v_eraser or j.submitted_by = v_principal
+                or exists (select from beliefdb.source s
+                            where s.workspace_id = j.workspace_id and s.name = j.payload ->> 'source'
+                              and s.owner is not distinct from v_principal))
            for no key update skip locked
     ), masked as (
     update beliefdb.job j
        -- (the lines it masks recorded with the job: beliefdb._masked_job)
-       set payload = beliefdb._masked_job(p_workspace_id, j.payload, beliefdb._line_masks(j.payload ->> 'text', w.lines))
+       set payload = beliefdb._masked_job(p_workspace_id, j.payload, beliefdb._line_masks(j.payload ->> 'text', w.lines),
+                                          case when not v_eraser and j.submitted_by = v_principal then v_principal end)
                      || jsonb_build_object(
                'turns', (select coalesce(jsonb_agg(t.x order by t.n), '[]')
                            from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
@@ -1603,6 +1657,10 @@ begin
          where j.workspace_id = p_workspace_id and j.status <> 'running' and not (j.payload ? 'text')
            and jsonb_typeof(j.payload -> 'turns') = 'array'
            and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' = any(p_speakers))
+           and (v_eraser or j.submitted_by = v_principal
+                or exists (select from beliefdb.source s
+                            where s.workspace_id = j.workspace_id and s.name = j.payload ->> 'source'
+                              and s.owner is not distinct from v_principal))
            for no key update skip locked
     ), masked as (
     update beliefdb.job j

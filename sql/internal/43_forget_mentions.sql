@@ -197,8 +197,10 @@ begin
          where m ->> 'kind' = 'queued' and (m ->> 'masked')::boolean
     ), masked as (
         update beliefdb.job j
-           -- (the lines it masks recorded with the job: beliefdb._masked_job)
-           set payload = beliefdb._masked_job(p_workspace_id, j.payload, k.spans)
+           -- (the lines it masks recorded with the job, beliefdb._masked_job, with who masked them: the
+           -- submitter's masking masks nothing of another owner's, beliefdb._record_masks; an eraser's does)
+           set payload = beliefdb._masked_job(p_workspace_id, j.payload, k.spans,
+                                              case when not beliefdb._is_eraser() then beliefdb.current_principal() end)
                          -- (a turn's speaker as its label in the text is masked: "████'s mum")
                          || case when jsonb_typeof(j.payload -> 'turns') = 'array'
                                  then jsonb_build_object('turns', beliefdb._masked_speakers(j.payload -> 'turns', v_re))

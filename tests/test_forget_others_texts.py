@@ -1,0 +1,224 @@
+"""A forget's `mask_mentions` masks a name in a queued text its submitter may change (rule 14 of
+docs/rules.md), and only there: a text someone queued for a source another principal owns is theirs to
+mask, but what that masking recorded never masks the owner's own texts of the source (rule 17: only the
+owner changes their source; another's erasure is a review item for them). Before, the line came out
+masked in every later text of the owner's, also after the proposal the job became was rejected."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.models import Turn
+
+MASK = "\u2588"
+LINE = "Sign-off: Yara Finch approved the budget."
+
+
+def versions(conn: psycopg.Connection[Any], source: str) -> list[str]:
+    rows = conn.execute("select v.content from beliefdb.source_version v join beliefdb.source s on s.id = v.source_id"
+                        " where s.name = %s order by v.version", (source,)).fetchall()
+    conn.commit()
+    return [r[0] for r in rows]
+
+
+def queue_and_forget(alice: beliefdb.BeliefDB, mal: beliefdb.BeliefDB) -> None:
+    """Alice owns plan.txt; Mallory queues a text for it naming Yara, then forgets Yara, masking the name
+    in what she may: her own job."""
+    alice.ingest_text("Project plan\nBudget: 40k.\n", source="plan.txt")
+    mal.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor", "Yara Finch is a contractor",
+                 source="m2.txt", text="Yara Finch is a contractor.\n")
+    mal.submit(text=f"Project plan\n{LINE}\n", source="plan.txt")
+    mal.forget(subject="yara_finch", mask_mentions=True)
+
+
+def test_a_name_masked_in_a_text_queued_for_anothers_source_masks_nothing_of_theirs(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        queue_and_forget(alice, mal)
+        (text,) = postgresql.execute("select payload ->> 'text' from beliefdb.job").fetchone() or ("",)
+        postgresql.commit()
+        assert "Yara" not in text and MASK in text  # her own job is masked as she asked
+        later = alice.ingest_text(f"Project plan\nBudget: 45k.\n{LINE}\n", source="plan.txt")
+        assert later.new_version and not later.rejected
+    assert LINE in versions(postgresql, "plan.txt")[-1]
+
+
+def test_nor_once_the_job_is_a_proposal_rejected_or_approved(db_url: str,
+                                                            postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        queue_and_forget(alice, mal)
+        assert mal.work(stop_when_empty=True, embed=False).done == 1
+        (item,) = [r for r in alice.review_items() if r.kind == "version_proposed"]
+        alice.ingest_text(f"Project plan\nBudget: 41k.\n{LINE}\n", source="plan.txt")
+        assert LINE in versions(postgresql, "plan.txt")[-1]  # while the proposal waits
+        # the owner approves the masked text: that version is stored as proposed, masked ...
+        alice.resolve_review(item.id, "approved")
+        assert versions(postgresql, "plan.txt")[-1] == f"Project plan\nSign-off: {MASK * 10} approved the budget.\n"
+        # ... and her next text with the line is hers, in clear
+        alice.ingest_text(f"Project plan\nBudget: 45k.\n{LINE}\n", source="plan.txt")
+    assert LINE in versions(postgresql, "plan.txt")[-1]
+    assert postgresql.execute("select count(*) from beliefdb.redaction r join beliefdb.source_version v"
+                              " on v.id = r.source_version_id join beliefdb.source s on s.id = v.source_id"
+                              " where s.name = 'plan.txt'").fetchone() == (0,)
+    postgresql.commit()
+
+
+def test_rejected_the_proposal_leaves_the_owners_text_alone(db_url: str,
+                                                            postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        queue_and_forget(alice, mal)
+        assert mal.work(stop_when_empty=True, embed=False).done == 1
+        (item,) = [r for r in alice.review_items() if r.kind == "version_proposed"]
+        alice.resolve_review(item.id, "rejected")
+        alice.ingest_text(f"Project plan\nBudget: 45k.\n{LINE}\n", source="plan.txt")
+    assert LINE in versions(postgresql, "plan.txt")[-1]
+
+
+def test_a_name_masked_in_a_text_queued_for_ones_own_source_stays_masked_in_it(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """The submitter owns the source (or will, storing its first text): her later texts of it are masked
+    where they repeat the line, as rule 14 keeps what a forget masked."""
+    with beliefdb.connect(db_url, principal="mallory") as mal:
+        mal.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor", "Yara Finch is a contractor",
+                     source="m2.txt", text="Yara Finch is a contractor.\n")
+        mal.ingest_text("Project plan\nBudget: 40k.\n", source="own.txt")
+        mal.submit(text=f"Project plan\n{LINE}\n", source="own.txt")
+        mal.submit(text=f"Memo\n{LINE}\n", source="new.txt")
+        mal.forget(subject="yara_finch", mask_mentions=True)
+        mal.ingest_text(f"Project plan\nBudget: 45k.\n{LINE}\n", source="own.txt")
+        assert mal.work(stop_when_empty=True, embed=False).done == 2
+        mal.ingest_text(f"Memo, again\n{LINE}\n", source="new.txt")
+    assert "Yara" not in versions(postgresql, "own.txt")[-1]
+    assert [v for v in versions(postgresql, "new.txt") if "Yara" in v] == []
+
+
+def test_a_source_created_by_another_before_the_job_runs_is_not_masked(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """Mallory queues for a source no one has yet and masks a name in it; Alice stores the source's first
+    text: it is hers, and Mallory's masking is not."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        mal.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor", "Yara Finch is a contractor",
+                     source="m2.txt", text="Yara Finch is a contractor.\n")
+        mal.submit(text=f"Project plan\n{LINE}\n", source="plan.txt")
+        mal.forget(subject="yara_finch", mask_mentions=True)
+        alice.ingest_text(f"Project plan\nBudget: 45k.\n{LINE}\n", source="plan.txt")
+    assert LINE in versions(postgresql, "plan.txt")[-1]
+
+
+def test_the_submitter_may_cancel_a_job_whose_only_masking_was_hers_of_anothers_source(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """Its record keeps nothing forgotten anywhere else, so cancelling it loses nothing (trial33: neither
+    could cancel it)."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        queue_and_forget(alice, mal)
+        assert len(mal.cancel(source="plan.txt")) == 1
+    assert postgresql.execute("select count(*) from beliefdb.job where status <> 'cancelled'").fetchone() == (0,)
+    postgresql.commit()
+
+
+def test_a_job_holding_a_forgotten_quote_is_still_not_cancelled(db_url: str,
+                                                                postgresql: psycopg.Connection[Any]) -> None:
+    """What a forget of a belief's quote masked in a waiting text is a record that keeps those words
+    forgotten in the source (rule 14), whoever queued it: cancelling it stays refused."""
+    with beliefdb.connect(db_url, principal="mallory") as mal:
+        (yara,) = mal.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor",
+                               "Yara Finch is a contractor", source="m2.txt",
+                               text="Yara Finch is a contractor.\n").accepted
+        mal.submit(text="Notes\nYara Finch is a contractor.\n", source="m2.txt")
+        mal.forget(belief=yara.id)
+        with pytest.raises(errors.BeliefDBError, match="cancelling it would drop the record"):
+            mal.cancel(source="m2.txt")
+
+
+
+
+QUOTED = "Project plan\nBudget: 40k.\nwe hear that yara finch approved the budget, maybe\n"
+
+
+def test_forgetting_ones_belief_leaves_its_quote_in_anothers_source_and_lists_it(
+        db_url: str, postgresql: psycopg.Connection[Any], cli: Any) -> None:
+    """Mallory remembers a belief quoting words of Alice's document and forgets it: before, the words were
+    masked in Alice's text, and in her later texts of it, for good (any principal could mask any words of
+    another's document). The belief goes; Alice's words stay hers, listed in the report."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.ingest_text(QUOTED, source="plan.txt")
+        (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
+                               "yara finch approved the budget", source="plan.txt").accepted
+        preview = mal.forget(belief=mine.id, preview=True)
+        assert (preview.redacted, [(k.source, k.version, k.owner, k.count) for k in preview.kept_quotes]) == (
+            0, [("plan.txt", 1, "alice", 1)])
+        assert "alice" in preview.kept_quotes[0].hint
+        shown = cli("forget", "--belief", str(mine.id), "--preview", "--as", "mallory").output
+        listed = "quotes left in sources others own (1 time(s) in 1 version(s)):\n  plan.txt v1 (alice's, 1x)"
+        assert listed in shown, shown
+        assert mal.forget(belief=mine.id).kept_quotes == preview.kept_quotes
+        assert mal.beliefs(subject="budget") == []
+        alice.ingest_text(QUOTED + "Next: hire.\n", source="plan.txt")
+    assert versions(postgresql, "plan.txt") == [QUOTED, QUOTED + "Next: hire.\n"]
+    assert postgresql.execute("select count(*) from beliefdb.redaction").fetchone() == (0,)
+    postgresql.commit()
+
+
+def test_the_owner_forgetting_such_a_belief_masks_the_quote_as_before(db_url: str,
+                                                                      postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        alice.ingest_text(QUOTED, source="plan.txt")
+        (mine,) = alice.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
+                                 "yara finch approved the budget", source="plan.txt").accepted
+        report = alice.forget(belief=mine.id)
+    assert (report.redacted, report.kept_quotes) == (1, [])
+    assert "yara" not in versions(postgresql, "plan.txt")[-1]
+
+
+def test_an_eraser_masks_the_quote_in_anothers_source(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    name, password = "dpo_quotes", "a-password-of-its-own"
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.ingest_text(QUOTED, source="plan.txt")
+        (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
+                               "yara finch approved the budget", source="plan.txt").accepted
+        workspace = str(alice.database.workspace_id)
+    postgresql.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(name), sql.Literal(password)))
+    postgresql.execute(sql.SQL("grant beliefdb_app, beliefdb_eraser to {}").format(sql.Identifier(name)))
+    postgresql.commit()
+    try:
+        with psycopg.connect(make_conninfo(db_url, user=name, password=password), autocommit=True) as conn:
+            conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace,))
+            conn.execute("set role beliefdb_app")
+            conn.execute("select beliefdb.forget('belief', %s)", (str(mine.id),))
+        assert "yara" not in versions(postgresql, "plan.txt")[-1]
+    finally:
+        postgresql.rollback()
+        postgresql.execute(sql.SQL("drop owned by {}").format(sql.Identifier(name)))
+        postgresql.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))
+        postgresql.commit()
+
+
+def test_forgetting_a_speaker_masks_only_the_waiting_conversations_one_may_change(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """Forgetting a subject forgets their turns in the conversations waiting to be stored: before, in every
+    one, whoever queued it and whoever owned its source (a stored conversation of another's is refused).
+    Now in the forgetter's own jobs (for another's source: recorded as theirs, masking nothing of the
+    owner's) and in the jobs and proposals of their own sources."""
+    turns = [Turn("Alice", "Hello all."), Turn("Yara Finch", "I approve the budget.")]
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.ingest_conversation([Turn("Alice", "Hello all.")], source="chat")
+        (hers,) = alice.submit(turns=turns, source="chat")
+        mal.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor", "Yara Finch is a contractor",
+                     source="m2.txt", text="Yara Finch is a contractor.\n")
+        (theirs,) = mal.submit(turns=turns, source="chat")
+        (own,) = mal.submit(turns=turns, source="mchat")
+        report = mal.forget(subject="yara_finch")
+        texts = dict(postgresql.execute("select id, payload ->> 'text' from beliefdb.job").fetchall())
+        postgresql.commit()
+        assert "Yara Finch: I approve" in texts[hers]
+        assert "Yara" not in texts[theirs] and "Yara" not in texts[own] and report.jobs == 2
+        alice.cancel(hers)
+        alice.ingest_conversation([*turns, Turn("Alice", "Thanks.")], source="chat")
+    assert "Yara Finch: I approve the budget." in versions(postgresql, "chat")[-1]
