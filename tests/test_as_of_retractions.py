@@ -413,3 +413,26 @@ def test_evidence_as_of_a_moment_says_whether_its_version_was_in_force_then(db_u
         assert asked(15) == [("blue", [(2, True)])]
         assert [(a.belief.value, [(e.version, e.in_force) for e in a.evidence])
                 for a in db.answers(subject="product_alpha", as_of=moment(25))] == [("red", [(1, True)])]
+
+
+def test_why_marks_the_evidence_a_retraction_took_away_then_and_not_before(db_url: str) -> None:
+    """A quote whose source, version or fragment was retracted supports nothing (rule 5); why showed it as
+    "history", as a text a newer version replaced, beside the quote that holds the belief."""
+    with at(db_url, 1) as db:
+        db.ingest_text("Policy\nRefund window: 30 days.\n", source="policy.md")
+        db.ingest_text("Memo\nRefund window: 30 days.\n", source="memo.md")
+        (belief,) = [b.id for b in db.beliefs(subject="refund_policy")]
+    with at(db_url, 10) as db:
+        db.retract(source="memo.md", reason="a draft")
+    with at(db_url, 20) as db:
+        def marks(day: int | None) -> list[tuple[str, bool, bool]]:
+            why = db.why(belief, as_of=None if day is None else moment(day))
+            return [(e.source, e.in_force, e.retracted) for e in why.evidence]
+
+        assert sorted(marks(None)) == [("memo.md", False, True), ("policy.md", True, False)]
+        assert sorted(marks(5)) == [("memo.md", True, False), ("policy.md", True, False)]
+        shown = render.why(db.why(belief))
+        assert "memo.md v1 (retracted: supports nothing)" in shown and "policy.md v1 (in force)" in shown, shown
+        (fragment,) = [e.fragment_id for e in db.why(belief).evidence if e.source == "policy.md"]
+        db.retract(fragment=str(fragment), reason="misquoted")
+        assert sorted(marks(None)) == [("memo.md", False, True), ("policy.md", True, True)]

@@ -224,14 +224,21 @@ select coalesce(d.created_at, a.created_at) as created_at, r.id
 
 -- belief_evidence --
 -- The evidence of one belief, recorded by as_of (all of it when null), each version in force or not as
--- it stood then (beliefdb.in_force_at; now when null)
+-- it stood then (beliefdb.in_force_at; now when null), and whether its quote, its version or its source
+-- was retracted then (a retracted quote supports nothing, rule 5; why lists the retraction with its reason)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority,
        provenance::text as provenance, version, version_label, version_sha256,
        case when %(as_of)s::timestamptz is null then in_force
             else beliefdb.in_force_at(workspace_id, source_version_id, %(as_of)s) end as in_force,
-       created_at, speaker, spoken_at
-  from beliefdb.belief_evidence
+       created_at, speaker, spoken_at,
+       exists (select from beliefdb.retraction_period r
+                where r.workspace_id = e.workspace_id
+                  and (r.node_id = e.fragment_id or r.source_version_id = e.source_version_id
+                       or r.source_id = e.source_id)
+                  and r.retracted_at <= coalesce(%(as_of)s, beliefdb.clock())
+                  and (r.restored_at is null or r.restored_at > coalesce(%(as_of)s, beliefdb.clock()))) as retracted
+  from beliefdb.belief_evidence e
  where belief_id = %(id)s and (%(as_of)s::timestamptz is null or created_at <= %(as_of)s)
  order by in_force desc, version desc, start_offset;
 

@@ -61,6 +61,8 @@ class Evidence:
     #: who said the quote and when, when its fragment is a turn of a conversation (else None)
     speaker: str | None = None
     spoken_at: datetime | None = None
+    #: its quote, its version or its source retracted (then, for an as-of why): it supports nothing (rule 5)
+    retracted: bool = False
 
 
 

@@ -146,7 +146,8 @@ def why(w: Why) -> str:
     if not w.evidence:
         lines.append("  (none)")
     for e in w.evidence:
-        force = "in force" if e.in_force else "history"
+        # (a retracted quote, version or source supports nothing, rule 5: "history" read as a superseded text)
+        force = "retracted: supports nothing" if e.retracted else "in force" if e.in_force else "history"
         label = f" {e.version_label}" if e.version_label else ""
         said = (f" — {e.speaker}" + (f", {e.spoken_at.isoformat()}" if e.spoken_at else "")) if e.speaker else ""
         lines.append(f"  \"{e.quote}\"{said}")
