@@ -99,19 +99,6 @@ def test_a_name_masked_in_a_text_queued_for_ones_own_source_stays_masked_in_it(
     assert [v for v in versions(postgresql, "new.txt") if "Yara" in v] == []
 
 
-def test_a_source_created_by_another_before_the_job_runs_is_not_masked(
-        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
-    """Mallory queues for a source no one has yet and masks a name in it; Alice stores the source's first
-    text: it is hers, and Mallory's masking is not."""
-    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
-        mal.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor", "Yara Finch is a contractor",
-                     source="m2.txt", text="Yara Finch is a contractor.\n")
-        mal.submit(text=f"Project plan\n{LINE}\n", source="plan.txt")
-        mal.forget(subject="yara_finch", mask_mentions=True)
-        alice.ingest_text(f"Project plan\nBudget: 45k.\n{LINE}\n", source="plan.txt")
-    assert LINE in versions(postgresql, "plan.txt")[-1]
-
-
 def test_the_submitter_may_cancel_a_job_whose_only_masking_was_hers_of_anothers_source(
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
     """Its record keeps nothing forgotten anywhere else, so cancelling it loses nothing (trial33: neither
@@ -193,6 +180,10 @@ def test_an_eraser_masks_the_quote_in_anothers_source(db_url: str, postgresql: p
             conn.execute("set role beliefdb_app")
             conn.execute("select beliefdb.forget('belief', %s)", (str(mine.id),))
         assert "yara" not in versions(postgresql, "plan.txt")[-1]
+        # (the audit event names whose texts it masked, as it names whose beliefs it deleted)
+        (event,) = postgresql.execute("select payload from beliefdb.audit_event where action = 'forget'"
+                                      ).fetchone() or ({},)
+        assert (event["eraser"], event["owners"]) == (name, ["alice", "mallory"])
     finally:
         postgresql.rollback()
         postgresql.execute(sql.SQL("drop owned by {}").format(sql.Identifier(name)))
@@ -222,3 +213,86 @@ def test_forgetting_a_speaker_masks_only_the_waiting_conversations_one_may_chang
         alice.cancel(hers)
         alice.ingest_conversation([*turns, Turn("Alice", "Thanks.")], source="chat")
     assert "Yara Finch: I approve the budget." in versions(postgresql, "chat")[-1]
+
+
+def test_a_source_name_waiting_in_anothers_queue_is_theirs_to_create(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """(trial34) Alice queued a text for a source no one had stored; Mallory stored a text of that name first,
+    owned the source, and with it Alice's queued text: her forget of a quote masked it (and Alice could no
+    longer cancel it), forgetting the source deleted it. The first to queue or ingest a source owns it."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        (job,) = alice.submit(text="Q3 plan\nBudget: 40k.\n", source="plan-q4")
+        for squat in (lambda: mal.ingest_text("placeholder\n", source="plan-q4", embed=False),
+                      lambda: mal.remember("Budget is 40k.", "q3", "budget", "40k", "Budget: 40k",
+                                           source="plan-q4", text="Budget: 40k.\n"),
+                      lambda: mal.bulk_ingest(("plan-q4", "Budget: 40k.\n"), embed=False)):
+            with pytest.raises(errors.NotOwner, match=rf"waits in the queue as alice's \(job {job}\)"):
+                squat()
+        alice.ingest_text("Q3 plan\nBudget: 40k.\n", source="plan-q4")  # her own ingest may create it
+        assert mal.ingest_text("Q3 plan\nBudget: 45k.\n", source="plan-q4").proposed
+    assert postgresql.execute("select owner from beliefdb.source where name = 'plan-q4'").fetchone() == ("alice",)
+    postgresql.commit()
+
+
+def test_every_piece_says_who_masked_it(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """So a record keeps nothing forgotten in a source its maker no longer owns (beliefdb._record_masks)."""
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        (yara,) = alice.remember("Yara Finch is a contractor.", "yara_finch", "role", "contractor",
+                                 "Yara Finch is a contractor", source="m2.txt",
+                                 text="Yara Finch is a contractor.\n").accepted
+        alice.submit(text="Notes\nYara Finch is a contractor.\n", source="m2.txt")
+        alice.forget(belief=yara.id)
+    (pieces,) = postgresql.execute("select payload -> 'forgotten_lines' from beliefdb.job").fetchone() or ([],)
+    postgresql.commit()
+    assert pieces and {p["by"] for p in pieces} == {"alice"}
+
+
+def test_ones_own_job_for_anothers_source_is_masked_as_ones_own_and_may_be_cancelled(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.ingest_text(QUOTED, source="plan.txt")
+        (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
+                               "yara finch approved the budget", source="plan.txt").accepted
+        mal.submit(text=QUOTED + "More.\n", source="plan.txt")
+        report = mal.forget(belief=mine.id)
+        (payload,) = postgresql.execute("select payload from beliefdb.job").fetchone() or ({},)
+        postgresql.commit()
+        assert (report.jobs, report.redacted) == (1, 0) and "yara" not in payload["text"]
+        assert {p["by"] for p in payload["forgotten_lines"]} == {"mallory"}
+        assert len(mal.cancel(source="plan.txt")) == 1
+        alice.ingest_text(QUOTED + "More.\n", source="plan.txt")
+    assert "yara finch" in versions(postgresql, "plan.txt")[-1]
+
+
+def test_the_owners_forget_masks_the_texts_others_wait_with_for_her_source(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_text(QUOTED, source="plan.txt")
+        (mine,) = alice.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
+                                 "yara finch approved the budget", source="plan.txt").accepted
+        bob.submit(text=QUOTED + "Queued.\n", source="plan.txt")
+        proposed = bob.ingest_text(QUOTED + "Proposed.\n", source="plan.txt")
+        assert proposed.proposed
+        report = alice.forget(belief=mine.id)
+        assert (report.jobs, report.proposals, report.kept_quotes) == (1, 1, [])
+        (text,) = postgresql.execute("select payload ->> 'text' from beliefdb.job").fetchone() or ("",)
+        (content,) = postgresql.execute("select proposal ->> 'content' from beliefdb.review_item"
+                                        " where kind = 'version_proposed'").fetchone() or ("",)
+        postgresql.commit()
+        assert "yara" not in text and "yara" not in content
+        with pytest.raises(errors.BeliefDBError, match="cancelling it would drop the record"):
+            bob.cancel(source="plan.txt")
+
+
+def test_the_report_lists_the_first_hundred_versions_that_keep_a_quote(
+        db_url: str, cli: Any) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        for n in range(102):
+            alice.ingest_text(QUOTED + f"Revision {n}.\n", source="plan.txt", embed=False)
+        (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
+                               "yara finch approved the budget", source="plan.txt").accepted
+        preview = mal.forget(belief=mine.id, preview=True)
+        assert (len(preview.kept_quotes), preview.kept_quotes_total, preview.kept_quotes_count) == (100, 102, 102)
+        assert [k.version for k in preview.kept_quotes[:2]] == [1, 2]
+        shown = cli("forget", "--belief", str(mine.id), "--preview", "--as", "mallory").output
+        assert "quotes left in sources others own (102 time(s) in 102 version(s)):" in shown, shown

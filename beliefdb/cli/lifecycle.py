@@ -185,10 +185,10 @@ def forget(
                 result.speaker_mentions_total, "speaker(s)")
         typer.echo(f"hint (speaker): {result.speaker_mentions[0].hint}")
     if result.kept_quotes:
-        typer.echo(f"quotes left in sources others own ({sum(k.count for k in result.kept_quotes)} time(s) in"
-                   f" {len(result.kept_quotes)} version(s)):")
+        typer.echo(f"quotes left in sources others own ({result.kept_quotes_count} time(s) in"
+                   f" {result.kept_quotes_total} version(s)):")
         _listed([f"{k.source} v{k.version} ({k.owner}'s, {k.count}x)" for k in result.kept_quotes],
-                len(result.kept_quotes), "version(s)")
+                result.kept_quotes_total, "version(s)")
         typer.echo(f"hint (kept): {result.kept_quotes[0].hint}")
     if result.pending_mentions:
         typer.echo(f"still named in texts waiting to be stored ({result.pending_mentions_count} time(s) in"

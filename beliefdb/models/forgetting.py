@@ -127,7 +127,8 @@ class Forgotten:
     label it masked, every one; the waiting turns' are each pending mention's ``speakers``).
     ``labels_masked``: with ``mask_mentions``, how many turns' speaker labels it masked (would mask), stored
     and waiting to be stored, every one (the fingerprint counts them). ``kept_quotes``: where a forgotten
-    belief's quote stays in a source another principal owns, unmasked (rule 17)."""
+    belief's quote stays in a source another principal owns, unmasked (rule 17): the first 100 versions,
+    ``kept_quotes_total`` versions and ``kept_quotes_count`` times in all."""
 
     target: str
     versions: int
@@ -156,6 +157,8 @@ class Forgotten:
     speaker_mentions_count: int = 0
     mentions_total: int = 0
     kept_quotes: list[KeptQuote] = field(default_factory=list)
+    kept_quotes_total: int = 0
+    kept_quotes_count: int = 0
 
     def __post_init__(self) -> None:
         # (read from SQL as jsonb objects: the source texts' of kind text, and the waiting texts' of kind
@@ -186,14 +189,16 @@ class Forgotten:
             hint=m["hint"]) for m in labels])
         # (how many in all: an entry of kind more follows a listing it cut, else the listing is all)
         more = {m["of"]: m for m in given if isinstance(m, dict) and m["kind"] == "more"}
-        for of, listed in (("text", self.text_mentions), ("pending", self.pending_mentions)):
+        for of, field_name, listed in (("text", "text_mentions", self.text_mentions),
+                                       ("pending", "pending_mentions", self.pending_mentions),
+                                       ("kept", "kept_quotes", self.kept_quotes)):
             if of in more:
                 total, count = int(more[of]["total"]), int(more[of]["count"])
             else:
-                total = getattr(self, f"{of}_mentions_total") or len(listed)
-                count = getattr(self, f"{of}_mentions_count") or sum(m.count for m in listed)
-            object.__setattr__(self, f"{of}_mentions_total", total)
-            object.__setattr__(self, f"{of}_mentions_count", count)
+                total = getattr(self, f"{field_name}_total") or len(listed)
+                count = getattr(self, f"{field_name}_count") or sum(m.count for m in listed)
+            object.__setattr__(self, f"{field_name}_total", total)
+            object.__setattr__(self, f"{field_name}_count", count)
         # (a speaker's count is of turns: those whose label names the subject, masked with mask_mentions)
         if "speaker" in more:
             speakers, turns = int(more["speaker"]["total"]), int(more["speaker"]["count"])

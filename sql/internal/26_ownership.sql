@@ -149,6 +149,45 @@ create or replace trigger decision_owner before insert on beliefdb.decision
 create or replace trigger action_owner before insert on beliefdb.action
     for each row execute function beliefdb.stamp_owner();
 
+-- A source belongs to whoever first ingested or queued it (rule 17): a source not stored yet whose name a
+-- job waits with in the queue (queued, running, or failed and not cancelled) is its first submitter's to
+-- create, by the worker that stores their job or by their own ingest. Else anyone who stored a text of
+-- that name first owned it, and with it the submitter's queued text: a forget of theirs masked it, and
+-- forgetting the source deleted it. One statement's new sources read the queue once (a bulk ingest's
+-- thousands). Security definer: an agent's login reads only its own jobs.
+create or replace function beliefdb.source_name_reserved() returns trigger
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_taken record;
+begin
+    select a.name, a.owner, w.id, w.submitted_by into v_taken
+      from added a
+      cross join lateral (select j.id, j.submitted_by
+                            from beliefdb.job j
+                           where j.workspace_id = a.workspace_id and j.payload ->> 'source' = a.name
+                             and j.status in ('queued', 'running', 'failed')
+                           order by j.id
+                           limit 1) w
+     where w.submitted_by is distinct from a.owner
+     limit 1;
+    if found then
+        raise exception 'source % is not stored yet, and waits in the queue as %''s (job %): its first submitter stores it and owns it',
+            v_taken.name, v_taken.submitted_by, v_taken.id using errcode = 'BD008',
+            hint = format('give your text another source name; or wait until a worker has stored theirs, and ingest '
+                          'yours then, as a new version proposed to %s', v_taken.submitted_by);
+    end if;
+    return null;
+end
+$$;
+comment on function beliefdb.source_name_reserved() is 'Trigger: a source name a job of another principal waits with in the queue is that submitter''s to create';
+
+create or replace trigger source_name_reserved after insert on beliefdb.source
+    referencing new table as added
+    for each statement execute function beliefdb.source_name_reserved();
+
 -- A belief's owner never changes.
 create or replace function beliefdb.owner_unchanged() returns trigger
 language plpgsql

@@ -104,10 +104,12 @@ comment on function beliefdb._salted_line_digest(bytea[], bytea, bytea) is 'A ma
 drop function if exists beliefdb._line_salt();
 
 -- Whether a masked piece's record in a text waiting to be stored (a job's or a proposal's
--- forgotten_lines) masks its line in the other texts of its source (owned by p_owner): yes, but for a
--- name a principal masked with mask_mentions in a text they queued for a source they do not own (the
--- record's `by`, beliefdb._forgotten_records): that masking was their call over their own text, and
--- masks nothing of the owner's (rule 17), whose later texts would otherwise come out masked for good.
+-- forgotten_lines) masks its line in the other texts of its source (owned by p_owner, now): when the
+-- forget that made it was the owner's (the record's `by`, beliefdb._forgotten_records), an eraser's, or
+-- made before records said who made them. A principal's masking of a text they queued for a source they
+-- do not own was their call over their own text, and masks nothing of the owner's (rule 17), whose later
+-- texts would otherwise come out masked for good; nor does one made while another owned the source
+-- (forgotten since, and stored again by the job's submitter).
 create or replace function beliefdb._record_masks(p_record jsonb, p_owner text) returns boolean
 language sql immutable
 set search_path = pg_catalog, pg_temp
@@ -221,12 +223,13 @@ comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The
 -- The text is no version yet, so the record goes with it, for beliefdb._forgotten_lines and for the
 -- version stored from it (beliefdb._lines_recorded).
 -- (p_source: the name of the text's source, which its lines' digests are keyed with)
--- (p_by: the principal whose mask_mentions masks a name in a text of a source they do not own, kept
--- with each piece: beliefdb._record_masks; none for any other forget's)
+-- Each new piece says who made it (`by`: the acting principal; none for an eraser's forget, which masks
+-- whoever owns the source), for beliefdb._record_masks.
 drop function if exists beliefdb._forgotten_records(uuid, text, jsonb, int4range[]);
-drop function if exists beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text);
+-- (a signature of revision 0050 before every piece said who made it)
+drop function if exists beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text, text);
 create or replace function beliefdb._forgotten_records(p_workspace_id uuid, p_text text, p_recorded jsonb,
-                                                       p_masks int4range[], p_source text, p_by text default null)
+                                                       p_masks int4range[], p_source text)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -236,6 +239,7 @@ declare
     v_starts integer[];
     v_lengths integer[];
     v_recorded jsonb;
+    v_by text := case when not beliefdb._is_eraser() then beliefdb.current_principal() end;
 begin
     if p_text is null or coalesce(cardinality(p_masks), 0) = 0 then
         return coalesce(p_recorded, '[]');
@@ -266,24 +270,23 @@ begin
                                       p.pads, decode(l.salt, 'hex'), beliefdb._source_line_digest(p.pads, p_source, l.words)),
                                   'hex'))) || case when l.salt is null then '{}'::jsonb
                                                     else jsonb_build_object('salt', l.salt) end
-                   -- (a piece's own: who masked it, when that was a name in a text of another's source)
-                   || case when p_by is null then '{}'::jsonb else jsonb_build_object('by', p_by) end
+                   -- (a piece's own: who masked it)
+                   || case when v_by is null then '{}'::jsonb else jsonb_build_object('by', v_by) end
                order by lower(l.span)), '[]')
       into v_recorded
       from p, l;
     return coalesce(p_recorded, '[]') || v_recorded;
 end
 $$;
-comment on function beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text, text) is 'The pieces of a text a forget masks at some spans, each with its line''s keyed digest, after those recorded before';
+comment on function beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text) is 'The pieces of a text a forget masks at some spans, each with its line''s keyed digest, after those recorded before';
 
 -- A queued job's payload with its text masked at some spans (a forget's, p_masks) and each masked piece
 -- recorded with the job (forgotten_lines, beliefdb._forgotten_records), keyed by the source's name
 -- (payload.source), for beliefdb._forgotten_lines and for the version the worker stores from it
--- (beliefdb._job_lines_stored); p_by as beliefdb._forgotten_records takes it. The payload as given when
--- nothing is masked.
-drop function if exists beliefdb._masked_job(uuid, jsonb, int4range[]);
-create or replace function beliefdb._masked_job(p_workspace_id uuid, p_payload jsonb, p_masks int4range[],
-                                                p_by text default null)
+-- (beliefdb._job_lines_stored). The payload as given when nothing is masked.
+-- (a signature of revision 0050 before every piece said who made it)
+drop function if exists beliefdb._masked_job(uuid, jsonb, int4range[], text);
+create or replace function beliefdb._masked_job(p_workspace_id uuid, p_payload jsonb, p_masks int4range[])
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -296,10 +299,10 @@ begin
         'text', beliefdb._masked(p_payload ->> 'text', p_masks),
         'forgotten_lines', beliefdb._forgotten_records(p_workspace_id, p_payload ->> 'text',
                                                        p_payload -> 'forgotten_lines', p_masks,
-                                                       p_payload ->> 'source', p_by));
+                                                       p_payload ->> 'source'));
 end
 $$;
-comment on function beliefdb._masked_job(uuid, jsonb, int4range[], text) is 'A queued job''s payload with its text masked at some spans and their lines'' keyed digests recorded with it';
+comment on function beliefdb._masked_job(uuid, jsonb, int4range[]) is 'A queued job''s payload with its text masked at some spans and their lines'' keyed digests recorded with it';
 
 -- The reason recorded with a job whose text a forget masks (rule 14 of docs/rules.md): a failed attempt's
 -- reason may quote the text (an llm endpoint's refusal often says why with the words it was sent), so it

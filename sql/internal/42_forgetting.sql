@@ -627,17 +627,28 @@ begin
                   from unnest(v_mask_version, v_mask_span) x (version, span)
                   join beliefdb.source_version v on v.workspace_id = v_ws and v.id = x.version
             )
+            -- (the first 100 versions listed, then one entry of kind more: how many versions and times in all)
             select coalesce(array_agg(m.version) filter (where m.own), '{}'),
                    coalesce(array_agg(m.span) filter (where m.own), '{}'),
                    coalesce((select jsonb_agg(jsonb_build_object(
-                                 'kind', 'kept', 'source', s.name, 'version', v.version, 'id', v.id, 'owner', s.owner,
+                                 'kind', 'kept', 'source', k.name, 'version', k.version, 'id', k.id, 'owner', k.owner,
                                  'count', k.n,
-                                 'hint', format('source %s is owned by %s: the quote stays in its text (only its owner, '
-                                                'or a login granted beliefdb_eraser, can take it out)', s.name, s.owner))
-                                 order by s.name, v.version)
-                               from (select k.version, count(*) as n from m k where not k.own group by k.version) k
-                               join beliefdb.source_version v on v.workspace_id = v_ws and v.id = k.version
-                               join beliefdb.source s on s.workspace_id = v_ws and s.id = v.source_id), '[]')
+                                 'hint', format('source %s is owned by %s: the quote stays in its text, that owner''s '
+                                                'words (they may retract or forget that version, or the source; a login '
+                                                'granted beliefdb_eraser can forget it with its quotes masked everywhere)',
+                                                k.name, k.owner))
+                                 order by k.nth) filter (where k.nth <= 100)
+                               || case when count(*) > 100 then jsonb_build_array(beliefdb._more_entry(
+                                      'kept', count(*), sum(k.n)::bigint, 100, false,
+                                      format('%s more version(s) of sources others own keep the quotes (%s version(s), '
+                                             '%s time(s) in all): the first 100 are listed', count(*) - 100, count(*),
+                                             sum(k.n))))
+                                       else '[]'::jsonb end
+                               from (select v.id, v.version, s.name, s.owner, k.n,
+                                            row_number() over (order by s.name, v.version) as nth
+                                       from (select k.version, count(*) as n from m k where not k.own group by k.version) k
+                                       join beliefdb.source_version v on v.workspace_id = v_ws and v.id = k.version
+                                       join beliefdb.source s on s.workspace_id = v_ws and s.id = v.source_id) k), '[]')
               into v_mask_version, v_mask_span, v_kept
               from m;
         end if;
@@ -737,7 +748,14 @@ begin
                               union all
                               select s.owner from beliefdb.source s
                                where s.workspace_id = v_ws and (s.id = p_id and p_target = 'source'
-                                                                or s.id = any(v_turn_sources) or s.id = any(v_hidden))) o
+                                                                or s.id = any(v_turn_sources) or s.id = any(v_hidden))
+                              union all
+                              -- (and whose texts it masked the quotes in: an eraser's forget masks them in any)
+                              select s.owner from beliefdb.source s
+                               where s.workspace_id = v_ws and s.id = any(v_own_sources)
+                                 and exists (select from beliefdb.source_version v
+                                              where v.workspace_id = v_ws and v.source_id = s.id
+                                                and v.id = any(v_mask_version))) o
                        where o.owner is distinct from v_principal
                        order by o.owner);
     v_result := jsonb_build_object(
@@ -1463,8 +1481,8 @@ drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean);
 -- p_turns: the texts are turn lines (beliefdb._line_masks). A proposal keeps no claim over a masked
 -- span, no turn within one (its speaker), and no rejected claim that quotes or is quoted by a text.
 -- p_by: only the jobs that principal queued are masked (a source another owns: their own texts for it),
--- no proposal, and what it masks is recorded as theirs (beliefdb._record_masks: it masks nothing of the
--- owner's).
+-- no proposal (what it masks is recorded as theirs, as every forget's pieces are, beliefdb._record_masks:
+-- it masks nothing of the owner's).
 -- (it returned nothing before the forget's report counted what it masked; p_by came with revision 0050)
 drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[]);
 do $$
@@ -1543,7 +1561,7 @@ begin
     update beliefdb.job j
        -- (the lines it masks recorded with the job: beliefdb._masked_job)
        set payload = beliefdb._masked_job(p_workspace_id, j.payload,
-               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end, p_by),
+               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end),
            last_error = beliefdb._masked_job_error(j.last_error)
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0
@@ -1571,9 +1589,9 @@ as $$
 $$;
 comment on function beliefdb._speaker_lines(text, jsonb, text[]) is 'The lines of some speakers'' turns in a laid-out conversation text waiting to be stored';
 
--- Forgetting a subject forgets every turn its speakers said in the texts waiting to be stored too,
--- whatever their source (a conversation queued before the forget, or proposed, may be one not stored
--- yet, or grow one by new turns of theirs): each such line's name and words are masked, and the turn
+-- Forgetting a subject forgets every turn its speakers said in the texts waiting to be stored too, those
+-- of a source not stored yet included (a conversation queued before the forget, or proposed, may be one
+-- not stored yet, or grow one by new turns of theirs), where the acting principal may change them (below): each such line's name and words are masked, and the turn
 -- goes (the job's turn, the proposal's fragment and its claims), so that it is stored as masked text,
 -- as a forgotten turn stays in its version. A proposal already resolved keeps its text in the review
 -- history: it is masked as well. A job a worker holds is skipped, as elsewhere. Only the texts the
@@ -1637,8 +1655,7 @@ begin
     ), masked as (
     update beliefdb.job j
        -- (the lines it masks recorded with the job: beliefdb._masked_job)
-       set payload = beliefdb._masked_job(p_workspace_id, j.payload, beliefdb._line_masks(j.payload ->> 'text', w.lines),
-                                          case when not v_eraser and j.submitted_by = v_principal then v_principal end)
+       set payload = beliefdb._masked_job(p_workspace_id, j.payload, beliefdb._line_masks(j.payload ->> 'text', w.lines))
                      || jsonb_build_object(
                'turns', (select coalesce(jsonb_agg(t.x order by t.n), '[]')
                            from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
@@ -1676,7 +1693,7 @@ begin
     return jsonb_build_object('jobs', to_jsonb(v_jobs || v_done), 'proposals', to_jsonb(v_proposals));
 end
 $$;
-comment on function beliefdb._redact_pending_speakers(uuid, text[]) is 'Mask some speakers'' turns in every conversation waiting to be stored (queued or proposed), and drop those turns (from done jobs too); the ids of the jobs and proposals masked';
+comment on function beliefdb._redact_pending_speakers(uuid, text[]) is 'Mask some speakers'' turns in the conversations waiting to be stored (queued or proposed) that the acting principal may change, and drop those turns (from done jobs too); the ids of the jobs and proposals masked';
 
 -- Where some quotes occur in the versions of some sources: every occurrence, a span of a version,
 -- but within the spans given (p_keep_version, p_keep_span: another speaker who said the same words

@@ -199,8 +199,7 @@ begin
         update beliefdb.job j
            -- (the lines it masks recorded with the job, beliefdb._masked_job, with who masked them: the
            -- submitter's masking masks nothing of another owner's, beliefdb._record_masks; an eraser's does)
-           set payload = beliefdb._masked_job(p_workspace_id, j.payload, k.spans,
-                                              case when not beliefdb._is_eraser() then beliefdb.current_principal() end)
+           set payload = beliefdb._masked_job(p_workspace_id, j.payload, k.spans)
                          -- (a turn's speaker as its label in the text is masked: "████'s mum")
                          || case when jsonb_typeof(j.payload -> 'turns') = 'array'
                                  then jsonb_build_object('turns', beliefdb._masked_speakers(j.payload -> 'turns', v_re))
@@ -220,6 +219,8 @@ begin
          where j.workspace_id = p_workspace_id and j.status <> 'running' and not (j.payload ? 'text')
            and jsonb_typeof(j.payload -> 'turns') = 'array'
            and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' ~* v_re)
+           -- (its submitter's call, as a queued job's is: trial34)
+           and (j.submitted_by = beliefdb.current_principal() or beliefdb._is_eraser())
            for no key update skip locked
     ), masked as (
         update beliefdb.job j
