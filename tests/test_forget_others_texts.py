@@ -139,13 +139,14 @@ def test_forgetting_ones_belief_leaves_its_quote_in_anothers_source_and_lists_it
         (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
                                "yara finch approved the budget", source="plan.txt").accepted
         preview = mal.forget(belief=mine.id, preview=True)
-        assert (preview.redacted, [(k.source, k.version, k.owner, k.count) for k in preview.kept_quotes]) == (
-            0, [("plan.txt", 1, "alice", 1)])
-        assert "alice" in preview.kept_quotes[0].hint
+        assert (preview.redacted, [(k.what, k.source, k.version, k.owner, k.count) for k in preview.kept]) == (
+            0, [("quote", "plan.txt", 1, "alice", 1)])
+        assert "alice" in preview.kept[0].hint
         shown = cli("forget", "--belief", str(mine.id), "--preview", "--as", "mallory").output
-        listed = "quotes left in sources others own (1 time(s) in 1 version(s)):\n  plan.txt v1 (alice's, 1x)"
+        listed = ("left in sources others own, theirs to change (1 time(s) in 1 place(s)):\n"
+                  "  plan.txt v1 (alice's, 1 quote(s))")
         assert listed in shown, shown
-        assert mal.forget(belief=mine.id).kept_quotes == preview.kept_quotes
+        assert mal.forget(belief=mine.id).kept == preview.kept
         assert mal.beliefs(subject="budget") == []
         alice.ingest_text(QUOTED + "Next: hire.\n", source="plan.txt")
     assert versions(postgresql, "plan.txt") == [QUOTED, QUOTED + "Next: hire.\n"]
@@ -160,7 +161,7 @@ def test_the_owner_forgetting_such_a_belief_masks_the_quote_as_before(db_url: st
         (mine,) = alice.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
                                  "yara finch approved the budget", source="plan.txt").accepted
         report = alice.forget(belief=mine.id)
-    assert (report.redacted, report.kept_quotes) == (1, [])
+    assert (report.redacted, report.kept) == (1, [])
     assert "yara" not in versions(postgresql, "plan.txt")[-1]
 
 
@@ -274,7 +275,7 @@ def test_the_owners_forget_masks_the_texts_others_wait_with_for_her_source(
         proposed = bob.ingest_text(QUOTED + "Proposed.\n", source="plan.txt")
         assert proposed.proposed
         report = alice.forget(belief=mine.id)
-        assert (report.jobs, report.proposals, report.kept_quotes) == (1, 1, [])
+        assert (report.jobs, report.proposals, report.kept) == (1, 1, [])
         (text,) = postgresql.execute("select payload ->> 'text' from beliefdb.job").fetchone() or ("",)
         (content,) = postgresql.execute("select proposal ->> 'content' from beliefdb.review_item"
                                         " where kind = 'version_proposed'").fetchone() or ("",)
@@ -292,7 +293,26 @@ def test_the_report_lists_the_first_hundred_versions_that_keep_a_quote(
         (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
                                "yara finch approved the budget", source="plan.txt").accepted
         preview = mal.forget(belief=mine.id, preview=True)
-        assert (len(preview.kept_quotes), preview.kept_quotes_total, preview.kept_quotes_count) == (100, 102, 102)
-        assert [k.version for k in preview.kept_quotes[:2]] == [1, 2]
+        assert (len(preview.kept), preview.kept_total, preview.kept_count) == (100, 102, 102)
+        assert [k.version for k in preview.kept[:2]] == [1, 2]
         shown = cli("forget", "--belief", str(mine.id), "--preview", "--as", "mallory").output
-        assert "quotes left in sources others own (102 time(s) in 102 version(s)):" in shown, shown
+        assert "left in sources others own, theirs to change (102 time(s) in 102 place(s)):" in shown, shown
+        assert "  and 82 more place(s) (--json lists the first 100)" in shown, shown
+
+
+def test_a_subjects_turns_in_anothers_conversation_stay_and_are_listed(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """(trial34) One turn of the person in anyone's conversation refused the owner's forget of them whole
+    (not_owner), so another principal could keep anyone from forgetting a person in their own texts. The
+    owner's turns go; the other's stay, theirs to change, and are listed."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.ingest_conversation([Turn("Alice", "Kickoff."), Turn("Carol Diaz", "My address is 12 Elm Street.")],
+                                  source="a-chat")
+        mal.ingest_conversation([Turn("Carol Diaz", "hello there"), Turn("Carol Diaz", "bye")], source="m-chat")
+        report = alice.forget(subject="carol_diaz")
+        assert [(k.what, k.source, k.owner, k.count) for k in report.kept] == [("turn", "m-chat", "mallory", 2)]
+        assert "Elm" not in versions(postgresql, "a-chat")[-1]
+        assert "Carol Diaz: hello there" in versions(postgresql, "m-chat")[-1]
+        # with nothing of hers left, the person is still found where others keep them, and nothing goes
+        again = alice.forget(subject="carol_diaz", preview=True)
+        assert ([k.source for k in again.kept], again.fragments, again.beliefs) == (["m-chat"], 0, 0)

@@ -184,12 +184,12 @@ def forget(
         _listed([f"{s.speaker} ({s.turns} turn(s) in {', '.join(s.sources)})" for s in result.speaker_mentions],
                 result.speaker_mentions_total, "speaker(s)")
         typer.echo(f"hint (speaker): {result.speaker_mentions[0].hint}")
-    if result.kept_quotes:
-        typer.echo(f"quotes left in sources others own ({result.kept_quotes_count} time(s) in"
-                   f" {result.kept_quotes_total} version(s)):")
-        _listed([f"{k.source} v{k.version} ({k.owner}'s, {k.count}x)" for k in result.kept_quotes],
-                result.kept_quotes_total, "version(s)")
-        typer.echo(f"hint (kept): {result.kept_quotes[0].hint}")
+    if result.kept:
+        typer.echo(f"left in sources others own, theirs to change ({result.kept_count} time(s) in"
+                   f" {result.kept_total} place(s)):")
+        _listed([f"{k.source} v{k.version} ({k.owner}'s, {k.count} {k.what}(s))" for k in result.kept],
+                result.kept_total, "place(s)")
+        typer.echo(f"hint (kept): {result.kept[0].hint}")
     if result.pending_mentions:
         typer.echo(f"still named in texts waiting to be stored ({result.pending_mentions_count} time(s) in"
                    f" {result.pending_mentions_total} text(s)):")

@@ -32,7 +32,7 @@ from beliefdb.models.changes import (
     StillSupported,
 )
 from beliefdb.models.conversations import Turn
-from beliefdb.models.forgetting import Forgotten, KeptQuote, Mention, PendingMention, SpeakerMention, TextMention
+from beliefdb.models.forgetting import Forgotten, Kept, Mention, PendingMention, SpeakerMention, TextMention
 from beliefdb.models.graph import Graph, GraphEdge, GraphNode, NodeLabel, Page
 from beliefdb.models.ingest import (
     Accepted,
@@ -126,7 +126,7 @@ __all__ = [
     "IngestReport",
     "Job",
     "JobOutcome",
-    "KeptQuote",
+    "Kept",
     "KindSummary",
     "Mention",
     "Migration",

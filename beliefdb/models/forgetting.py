@@ -63,12 +63,14 @@ class SpeakerMention:
 
 
 @dataclass(frozen=True)
-class KeptQuote:
-    """Where a forgotten belief's quote stays in a stored source text another principal owns (rule 17: only
-    its owner, or a login granted ``beliefdb_eraser``, changes it): the ``source``'s name, its ``version``
-    (``id``: the version's), how many times (``count``), its ``owner`` and a ``hint``. Forget masks the quotes
-    in the acting principal's own sources only."""
+class Kept:
+    """What a forget left in a stored source text another principal owns (rule 17: only its owner, or a
+    login granted ``beliefdb_eraser``, changes it): ``what`` stays there (``turn``: a forgotten subject's
+    turns; ``quote``: a forgotten belief's quote), how many (``count``), in the ``source``'s ``version``
+    (``id``: the version's), its ``owner`` and a ``hint``. Forget masks and forgets in the acting
+    principal's own sources only."""
 
+    what: str
     source: str
     version: int
     id: UUID
@@ -126,9 +128,9 @@ class Forgotten:
     ``speaker_mentions_count`` how many stored turns the labels label (``mask_mentions``: the turns whose
     label it masked, every one; the waiting turns' are each pending mention's ``speakers``).
     ``labels_masked``: with ``mask_mentions``, how many turns' speaker labels it masked (would mask), stored
-    and waiting to be stored, every one (the fingerprint counts them). ``kept_quotes``: where a forgotten
-    belief's quote stays in a source another principal owns, unmasked (rule 17): the first 100 versions,
-    ``kept_quotes_total`` versions and ``kept_quotes_count`` times in all."""
+    and waiting to be stored, every one (the fingerprint counts them). ``kept``: where a forgotten
+    subject's turns or a forgotten belief's quote stay in a source another principal owns (rule 17): the
+    first 100 by version, ``kept_total`` entries and ``kept_count`` turns and quotes in all."""
 
     target: str
     versions: int
@@ -156,9 +158,9 @@ class Forgotten:
     speaker_mentions_total: int = 0
     speaker_mentions_count: int = 0
     mentions_total: int = 0
-    kept_quotes: list[KeptQuote] = field(default_factory=list)
-    kept_quotes_total: int = 0
-    kept_quotes_count: int = 0
+    kept: list[Kept] = field(default_factory=list)
+    kept_total: int = 0
+    kept_count: int = 0
 
     def __post_init__(self) -> None:
         # (read from SQL as jsonb objects: the source texts' of kind text, and the waiting texts' of kind
@@ -178,10 +180,10 @@ class Forgotten:
             source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),
             excerpt=m["excerpt"], owner=m.get("owner"), masked=bool(m["masked"]), hint=m["hint"])
             for m in in_text])
-        kept = [m for m in given if isinstance(m, dict) and m["kind"] == "kept"] + list(self.kept_quotes or [])
-        object.__setattr__(self, "kept_quotes", [m if isinstance(m, KeptQuote) else KeptQuote(
-            source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),
-            owner=m.get("owner"), hint=m["hint"]) for m in kept])
+        kept = [m for m in given if isinstance(m, dict) and m["kind"] == "kept"] + list(self.kept or [])
+        object.__setattr__(self, "kept", [m if isinstance(m, Kept) else Kept(
+            what=m["what"], source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])),
+            count=int(m["count"]), owner=m.get("owner"), hint=m["hint"]) for m in kept])
         labels: list[Any] = [m for m in given if isinstance(m, dict) and m["kind"] == "speaker"]
         labels += list(self.speaker_mentions or [])
         object.__setattr__(self, "speaker_mentions", [m if isinstance(m, SpeakerMention) else SpeakerMention(
@@ -191,7 +193,7 @@ class Forgotten:
         more = {m["of"]: m for m in given if isinstance(m, dict) and m["kind"] == "more"}
         for of, field_name, listed in (("text", "text_mentions", self.text_mentions),
                                        ("pending", "pending_mentions", self.pending_mentions),
-                                       ("kept", "kept_quotes", self.kept_quotes)):
+                                       ("kept", "kept", self.kept)):
             if of in more:
                 total, count = int(more[of]["total"]), int(more[of]["count"])
             else:

@@ -413,6 +413,43 @@ end
 $$;
 comment on function beliefdb._text_mentions(uuid, text[], boolean, integer) is 'Where some names are still written in the stored source texts (per version: source, version, count, a masked excerpt; the first p_listed, then how many in all); with p_mask, masked in every one';
 
+-- What a forget leaves in sources another principal owns (rule 17), as its report lists it: for each
+-- version (p_versions), what stays (p_whats: 'turn', a forgotten subject's turns; 'quote', a forgotten
+-- quote's occurrences) and how many (p_counts): kind kept, the source, its version and owner, and a hint;
+-- the first 100 by source and version, then one entry of kind more (of 'kept') with how many in all.
+create or replace function beliefdb._kept_entries(p_workspace_id uuid, p_versions uuid[], p_whats text[],
+                                                  p_counts bigint[])
+returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    with k as (
+        select s.name, s.owner, v.id, v.version, x.what, x.n,
+               row_number() over (order by s.name, v.version, x.what) as nth, count(*) over () as total,
+               sum(x.n) over () as times
+          from unnest(p_versions, p_whats, p_counts) x (version, what, n)
+          join beliefdb.source_version v on v.workspace_id = p_workspace_id and v.id = x.version
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+    )
+    select coalesce(jsonb_agg(jsonb_build_object(
+               'kind', 'kept', 'what', k.what, 'source', k.name, 'version', k.version, 'id', k.id, 'owner', k.owner,
+               'count', k.n,
+               'hint', format('source %s is owned by %s: %s stay in its text, that owner''s to change (a new '
+                              'version without them, retracting or forgetting that version or the source, their own '
+                              'forget of the subject); a login granted beliefdb_eraser can forget them everywhere',
+                              k.name, k.owner,
+                              case k.what when 'turn' then 'the turns' else 'the quotes' end))
+               order by k.nth) filter (where k.nth <= 100), '[]')
+           || coalesce((select jsonb_build_array(beliefdb._more_entry(
+                                   'kept', max(k.total), max(k.times)::bigint, 100, false,
+                                   format('%s more version(s) of sources others own keep what was forgotten (%s in '
+                                          'all, %s time(s)): the first 100 are listed', max(k.total) - 100,
+                                          max(k.total), max(k.times))))
+                          from k having max(k.total) > 100), '[]')
+      from k
+$$;
+comment on function beliefdb._kept_entries(uuid, uuid[], text[], bigint[]) is 'What a forget leaves in sources others own, as its report lists it (kind kept: turns or quotes by version; the first 100)';
+
 -- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
 -- Forgetting deletes: only what the acting principal owns (rule 17). A source another principal
 -- owns, and any belief of another's that forgetting would delete (its own target, or one it would
@@ -471,7 +508,11 @@ declare
     -- (of those, the sources the acting principal may mask: their own, an eraser's any; and what stays
     -- in another's: listed, kind kept)
     v_own_sources uuid[] := '{}';
-    v_kept jsonb := '[]';
+    -- (what stays in another's source, by version: a forgotten subject's turns, a forgotten quote's
+    -- occurrences; listed together, kind kept)
+    v_kept_version uuid[] := '{}';
+    v_kept_what text[] := '{}';
+    v_kept_count bigint[] := '{}';
     -- the words of those other beliefs' quotes, kept where they occur in texts waiting to be stored
     v_kept_quotes text[] := '{}';
     v_version record;
@@ -514,7 +555,24 @@ begin
           from (select f.id, f.text, f.speaker, v.source_id
                   from beliefdb.fragment f
                   join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-                 where f.workspace_id = v_ws and f.speaker = any(coalesce(p_speakers, '{}'))) t;
+                  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+                 where f.workspace_id = v_ws and f.speaker = any(coalesce(p_speakers, '{}'))
+                   and (v_eraser or s.owner is not distinct from v_principal)) t;
+        -- (a conversation another principal owns is theirs to change, rule 17: its turns stay, listed,
+        -- kind kept, by version; before, they refused the whole forget, so one turn of the person in
+        -- anyone's conversation kept the owner from forgetting them in their own)
+        if not v_eraser then
+            select coalesce(array_agg(k.version order by k.version), '{}'), coalesce(array_agg('turn'::text order by k.version), '{}'),
+                   coalesce(array_agg(k.n order by k.version), '{}')
+              into v_kept_version, v_kept_what, v_kept_count
+              from (select f.source_version_id as version, count(*) as n
+                      from beliefdb.fragment f
+                      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+                     where f.workspace_id = v_ws and f.speaker = any(coalesce(p_speakers, '{}'))
+                       and s.owner is distinct from v_principal
+                     group by f.source_version_id) k;
+        end if;
         select coalesce(array_agg(x.version), '{}'), coalesce(array_agg(x.span), '{}')
           into v_turn_version, v_turn_span
           from beliefdb._turn_spans(v_ws, v_turns) x;
@@ -524,7 +582,7 @@ begin
         v_seeds := v_seeds || v_turns;
         -- (a subject whose only words wait to be stored, in a queued or proposed conversation, is
         -- forgotten there: beliefdb._redact_pending_speakers)
-        if cardinality(v_seeds) = 0
+        if cardinality(v_seeds) = 0 and cardinality(v_kept_version) = 0
            and not exists (select from beliefdb.job j
                             cross join lateral jsonb_array_elements(
                                 case when jsonb_typeof(j.payload -> 'turns') = 'array' then j.payload -> 'turns'
@@ -622,34 +680,23 @@ begin
             v_own_sources := array(select s.id from beliefdb.source s
                                     where s.workspace_id = v_ws and s.id = any(v_sources)
                                       and s.owner is not distinct from v_principal);
+            select v_kept_version || coalesce(array_agg(k.version order by k.version), '{}'),
+                   v_kept_what || coalesce(array_agg('quote'::text order by k.version), '{}'),
+                   v_kept_count || coalesce(array_agg(k.n order by k.version), '{}')
+              into v_kept_version, v_kept_what, v_kept_count
+              from (select x.version, count(*) as n
+                      from unnest(v_mask_version) x (version)
+                      join beliefdb.source_version v on v.workspace_id = v_ws and v.id = x.version
+                     where not (v.source_id = any(v_own_sources))
+                     group by x.version) k;
             with m as (
                 select x.version, x.span, v.source_id = any(v_own_sources) as own
                   from unnest(v_mask_version, v_mask_span) x (version, span)
                   join beliefdb.source_version v on v.workspace_id = v_ws and v.id = x.version
             )
-            -- (the first 100 versions listed, then one entry of kind more: how many versions and times in all)
             select coalesce(array_agg(m.version) filter (where m.own), '{}'),
-                   coalesce(array_agg(m.span) filter (where m.own), '{}'),
-                   coalesce((select jsonb_agg(jsonb_build_object(
-                                 'kind', 'kept', 'source', k.name, 'version', k.version, 'id', k.id, 'owner', k.owner,
-                                 'count', k.n,
-                                 'hint', format('source %s is owned by %s: the quote stays in its text, that owner''s '
-                                                'words (they may retract or forget that version, or the source; a login '
-                                                'granted beliefdb_eraser can forget it with its quotes masked everywhere)',
-                                                k.name, k.owner))
-                                 order by k.nth) filter (where k.nth <= 100)
-                               || case when count(*) > 100 then jsonb_build_array(beliefdb._more_entry(
-                                      'kept', count(*), sum(k.n)::bigint, 100, false,
-                                      format('%s more version(s) of sources others own keep the quotes (%s version(s), '
-                                             '%s time(s) in all): the first 100 are listed', count(*) - 100, count(*),
-                                             sum(k.n))))
-                                       else '[]'::jsonb end
-                               from (select v.id, v.version, s.name, s.owner, k.n,
-                                            row_number() over (order by s.name, v.version) as nth
-                                       from (select k.version, count(*) as n from m k where not k.own group by k.version) k
-                                       join beliefdb.source_version v on v.workspace_id = v_ws and v.id = k.version
-                                       join beliefdb.source s on s.workspace_id = v_ws and s.id = v.source_id) k), '[]')
-              into v_mask_version, v_mask_span, v_kept
+                   coalesce(array_agg(m.span) filter (where m.own), '{}')
+              into v_mask_version, v_mask_span
               from m;
         end if;
         -- another belief's quote over a masked span (a forgotten belief's own quote lies in it) loses
@@ -900,8 +947,8 @@ begin
                          then beliefdb._forget_mentions(v_ws, v_names) || (v_in_text -> 'mentions')
                               || (v_labels -> 'mentions') || (v_waiting -> 'mentions')
                          else '[]' end
-                    -- (the quotes left in another's source: kind kept)
-                    || v_kept,
+                    -- (the turns and quotes left in another's source: kind kept)
+                    || beliefdb._kept_entries(v_ws, v_kept_version, v_kept_what, v_kept_count),
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
         'proposals', (select count(distinct x.id) from unnest(v_pending) p
