@@ -164,19 +164,28 @@ def test_the_command_line_lists_them_and_masks_them_with_the_flag(bdb: beliefdb.
     assert all(m["kind"] != "text" for m in report["mentions"])
 
 
-def test_masking_the_name_in_anothers_source_is_its_owners_call(db_url: str,
-                                                                 postgresql: psycopg.Connection[Any]) -> None:
-    """The name is listed wherever it is written; masking it in a source another principal owns is refused
-    (not_owner, naming the source and its owner), as forgetting a turn of it is, and nothing is forgotten."""
+def test_masking_the_name_in_anothers_source_is_its_owners_call(db_url: str, postgresql: psycopg.Connection[Any],
+                                                                 cli: Any) -> None:
+    """The name is listed wherever it is written; masking it is done in the sources the forgetting principal
+    owns, and a source another principal owns is left as written, listed as theirs to mask (rule 17). Before,
+    such a source refused the whole forget, so a name in anyone's document kept the owner from masking it
+    in their own."""
     with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
         alice.remember("The team grows by one.", "team", "growth", "one", "The team grows by one",
                        source="team.md", text=TEAM)
         bob.remember("Maya's badge code is 4471.", "maya", "badge_code", "4471", "badge code is 4471",
                      source="badge.md", text="Maya's badge code is 4471.\n")
+        bob.ingest_text("Notes\nMaya called.\n", source="notes.md")
         listed = bob.forget(subject="maya", preview=True)
-        assert [(t.source, t.owner) for t in listed.text_mentions] == [("badge.md", "bob"), ("team.md", "alice")]
-        with pytest.raises(errors.NotOwner, match=r"source team\.md is owned by alice"):
-            bob.forget(subject="maya", mask_mentions=True)
-        assert {b.subject for b in bob.beliefs()} == {"maya", "team"}  # nothing was forgotten
-        bob.forget(subject="maya")
+        assert [(t.source, t.owner) for t in listed.text_mentions] == [
+            ("badge.md", "bob"), ("notes.md", "bob"), ("team.md", "alice")]
+        shown = cli("forget", "--subject", "maya", "--mask-mentions", "--preview", "--as", "bob").output
+        assert "team.md v1 (1x): " in shown and "(not masked: alice's)" in shown, shown
+        assert "hint (text): source team.md is owned by alice: only they" in shown, shown
+        masked = bob.forget(subject="maya", mask_mentions=True)
+        assert [(t.source, t.masked) for t in masked.text_mentions] == [
+            ("badge.md", True), ("notes.md", True), ("team.md", False)]
+        (theirs,) = [t for t in masked.text_mentions if not t.masked]
+        assert "only they (or a login granted beliefdb_eraser) can mask the name" in theirs.hint
     assert contents(postgresql)["team.md v1"] == TEAM
+    assert contents(postgresql)["notes.md v1"] == f"Notes\n{MASK * 4} called.\n"

@@ -334,7 +334,6 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
         bob.repair_apply([replacement])
     assert snapshot(db_url, bob.database.workspace_id) == before
     refused(lambda: lifecycle.forget(bob.database, belief=replacement))
-    refused(lambda: lifecycle.forget(bob.database, subject="return_policy"))
     def retract_node(node: UUID) -> None:
         with bob.database.transaction() as conn:
             conn.execute("select beliefdb.retract('node', %s::text, 'undo')", (node,))
@@ -354,6 +353,11 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
     only_proposed(lambda: bob.ingest_text(f"Note. {QUOTE}", source="internal-note", authority="unverified",
                                           extractor="none"))
     assert lifecycle.forget(alice.database, belief=replacement, preview=True).beliefs == 1
+    # a subject's beliefs of alice's stay through bob's forget of the subject, listed as hers to forget
+    left = lifecycle.forget(bob.database, subject="return_policy")
+    assert (left.beliefs, left.fragments, left.redacted) == (0, 0, 0)
+    assert {m.owner for m in left.mentions if m.field == "subject"} == {"alice"}
+    assert status_of(db_url, replacement)[0] == "current"
     # the owner may do each of these
     alice.retract(fragment=correction_fragment, reason="the reviewer withdrew it")
     assert status_of(db_url, replacement)[0] == "unsupported" and status_of(db_url, window)[0] == "current"

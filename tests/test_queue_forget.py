@@ -109,7 +109,9 @@ def test_a_proposal_keeps_no_claim_of_what_was_forgotten(db_url: str, postgresql
         assert bob.ingest_text(SECRET + "The badge office is on floor 2.\n", source="badge.md").proposed
         alice.forget(subject="dana")
         (proposal,) = [r[0] for r in postgresql.execute("select proposal from beliefdb.review_item")]
-        assert "4471" not in str(proposal) and "Dana" not in str(proposal)
+        # (its record of what was masked is hex digests and salts, which may hold "4471" by chance)
+        told = str({k: v for k, v in proposal.items() if k != "forgotten_lines"})
+        assert "4471" not in told and "Dana" not in told
         assert proposal["content"].endswith("The badge office is on floor 2.\n")
         (item,) = alice.review_items()
         alice.resolve_review(item.id, "approved")

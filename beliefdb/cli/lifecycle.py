@@ -169,21 +169,26 @@ def forget(
         for kind, hint in hints.items():
             typer.echo(f"hint ({kind}): {hint}")
     if result.text_mentions:
-        masked = result.text_mentions[0].masked
+        # (with mask_mentions, masked where this principal may change the text; another's listed as theirs)
+        masked = any(t.masked for t in result.text_mentions)
         head = (("would mask" if result.preview else "masked") + " the name where others wrote it in stored source"
                 if masked else "still named in stored source text, outside what was forgotten")
         typer.echo(f"{head} ({result.text_mentions_count} time(s) in {result.text_mentions_total} version(s)):")
-        _listed([f"{t.source} v{t.version} ({t.count}x): {t.excerpt}" for t in result.text_mentions],
+        _listed([f"{t.source} v{t.version} ({t.count}x): {t.excerpt}"
+                 + (f"  (not masked: {t.owner}'s)" if masked and not t.masked else "") for t in result.text_mentions],
                 result.text_mentions_total, "version(s)")
-        typer.echo(f"hint (text): {result.text_mentions[0].hint}")
+        for hint in dict.fromkeys(t.hint for t in result.text_mentions):
+            typer.echo(f"hint (text): {hint}")
     if result.speaker_mentions:
-        masked = result.speaker_mentions[0].masked
+        masked = any(s.masked for s in result.speaker_mentions)
         head = (("would mask" if result.preview else "masked") + " the name in the labels of speakers"
                 if masked else "speakers whose label names this person, their turns left as their words")
         typer.echo(f"{head} ({result.speaker_mentions_total}, in {result.speaker_mentions_count} turn(s)):")
-        _listed([f"{s.speaker} ({s.turns} turn(s) in {', '.join(s.sources)})" for s in result.speaker_mentions],
-                result.speaker_mentions_total, "speaker(s)")
-        typer.echo(f"hint (speaker): {result.speaker_mentions[0].hint}")
+        _listed([f"{s.speaker} ({s.turns} turn(s) in {_some(s.sources)})"
+                 + ("  (not masked: others' sources)" if masked and not s.masked else "")
+                 for s in result.speaker_mentions], result.speaker_mentions_total, "speaker(s)")
+        for hint in dict.fromkeys(s.hint for s in result.speaker_mentions):
+            typer.echo(f"hint (speaker): {hint}")
     if result.kept:
         typer.echo(f"left in sources others own, theirs to change ({result.kept_count} time(s) in"
                    f" {result.kept_total} place(s)):")
@@ -200,6 +205,11 @@ def forget(
             waiting.setdefault((p.kind, p.field, p.masked), p.hint)
         for (kind, _, _), hint in waiting.items():
             typer.echo(f"hint ({kind}): {hint}")
+
+
+def _some(names: list[str], shown: int = 5) -> str:
+    """The first names of a list, then how many more (a speaker may talk in thousands of sources)."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def _listed(lines: list[str], total: int, noun: str) -> None:

@@ -150,11 +150,12 @@ create or replace trigger action_owner before insert on beliefdb.action
     for each row execute function beliefdb.stamp_owner();
 
 -- A source belongs to whoever first ingested or queued it (rule 17): a source not stored yet whose name a
--- job waits with in the queue (queued, running, or failed and not cancelled) is its first submitter's to
--- create, by the worker that stores their job or by their own ingest. Else anyone who stored a text of
--- that name first owned it, and with it the submitter's queued text: a forget of theirs masked it, and
--- forgetting the source deleted it. One statement's new sources read the queue once (a bulk ingest's
--- thousands). Security definer: an agent's login reads only its own jobs.
+-- job waits with in the queue (queued, or running: a failed job waits for no worker, and would let anyone
+-- hold any name) is that job's submitter's to create, by the worker that stores their job or by their own
+-- ingest. Else anyone who stored a text of that name first owned it, and with it the submitter's queued
+-- text: a forget of theirs masked it, and forgetting the source deleted it. Each new source probes the
+-- queued jobs by job_queued_source and the running ones by job_status (few), not the failed ones, which
+-- pile up. Security definer: an agent's login reads only its own jobs.
 create or replace function beliefdb.source_name_reserved() returns trigger
 language plpgsql
 security definer
@@ -163,13 +164,17 @@ as $$
 declare
     v_taken record;
 begin
-    select a.name, a.owner, w.id, w.submitted_by into v_taken
+    select a.name, w.id, w.submitted_by into v_taken
       from added a
-      cross join lateral (select j.id, j.submitted_by
-                            from beliefdb.job j
-                           where j.workspace_id = a.workspace_id and j.payload ->> 'source' = a.name
-                             and j.status in ('queued', 'running', 'failed')
-                           order by j.id
+      cross join lateral (select x.id, x.submitted_by
+                            from (select j.id, j.submitted_by from beliefdb.job j
+                                   where j.workspace_id = a.workspace_id and j.status = 'queued'
+                                     and j.payload ->> 'source' = a.name
+                                  union all
+                                  select j.id, j.submitted_by from beliefdb.job j
+                                   where j.workspace_id = a.workspace_id and j.status = 'running'
+                                     and j.payload ->> 'source' = a.name) x
+                           order by x.id
                            limit 1) w
      where w.submitted_by is distinct from a.owner
      limit 1;
@@ -182,7 +187,7 @@ begin
     return null;
 end
 $$;
-comment on function beliefdb.source_name_reserved() is 'Trigger: a source name a job of another principal waits with in the queue is that submitter''s to create';
+comment on function beliefdb.source_name_reserved() is 'Trigger: a source name a job of another principal waits with in the queue (queued, running) is that submitter''s to create';
 
 create or replace trigger source_name_reserved after insert on beliefdb.source
     referencing new table as added

@@ -355,6 +355,9 @@ declare
     v_count bigint;
     v_redacted integer := 0;
     v_version record;
+    -- (whose call masking is: the source owner's, an eraser's any)
+    v_principal text := beliefdb.current_principal();
+    v_eraser boolean := beliefdb._is_eraser();
 begin
     if v_re is null then
         return jsonb_build_object('mentions', '[]'::jsonb, 'redacted', 0);
@@ -371,9 +374,14 @@ begin
      where n.n > 0;
     select coalesce(jsonb_agg(jsonb_build_object(
                'kind', 'text', 'id', v.id, 'field', 'content', 'owner', s.owner,
-               'source', s.name, 'version', v.version, 'count', l.n, 'masked', p_mask,
+               'source', s.name, 'version', v.version, 'count', l.n,
+               'masked', p_mask and (v_eraser or s.owner is not distinct from v_principal),
                'excerpt', beliefdb._mention_excerpt(v.content, beliefdb._mention_spans(v.content, v_re)),
-               'hint', case when p_mask then 'masked where it was written (the name only: the rest of the text stays, at its offsets)'
+               'hint', case when p_mask and (v_eraser or s.owner is not distinct from v_principal)
+                            then 'masked where it was written (the name only: the rest of the text stays, at its offsets)'
+                            when p_mask
+                            then format('source %s is owned by %s: only they (or a login granted beliefdb_eraser) can '
+                                        'mask the name in it; forget left it as written (rule 17)', s.name, s.owner)
                             else 'the stored text names this person outside what was forgotten (another speaker''s '
                                  || 'turn, a document''s other words): forget leaves it (rule 14); forget --mask-mentions '
                                  || 'masks the name in it too' end)
@@ -388,21 +396,19 @@ begin
             format('%s more stored version(s) name this person (%s version(s), %s time(s) in all): '
                    'the first %s are listed%s', cardinality(v_ids) - jsonb_array_length(v_listed),
                    cardinality(v_ids), v_count, jsonb_array_length(v_listed),
-                   case when p_mask then '; the name was masked in every one' else '' end)));
+                   case when p_mask then '; the name was masked in every one of the sources this forget may change '
+                                         '(its principal''s; an eraser''s: every one)' else '' end)));
     end if;
     if p_mask then
-        -- masking is its owner's call, as forgetting a turn of its text is (an eraser's for any)
-        if not beliefdb._is_eraser() then
-            perform beliefdb._require_source_owner(p_workspace_id, s.id,
-                                                   'mask a name in it (or a login granted beliefdb_eraser)')
-               from beliefdb.source s
-              where s.workspace_id = p_workspace_id and s.id = any(v_sources)
-              order by s.name;
-        end if;
+        -- masking is its owner's call, as forgetting a turn of its text is (an eraser's for any): another's
+        -- versions are listed, not masked (before, they refused the whole forget, so a name in anyone's
+        -- document kept the owner from masking it in their own)
         for v_version in
             select v.id, beliefdb._mention_spans(v.content, v_re) as spans
               from beliefdb.source_version v
+              join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
              where v.workspace_id = p_workspace_id and v.id = any(v_ids)
+               and (v_eraser or s.owner is not distinct from v_principal)
         loop
             v_redacted := v_redacted + beliefdb._redact_spans(p_workspace_id, v_version.id, v_version.spans,
                                                               'forgotten subject named');
@@ -411,7 +417,7 @@ begin
     return jsonb_build_object('mentions', v_listed, 'redacted', v_redacted);
 end
 $$;
-comment on function beliefdb._text_mentions(uuid, text[], boolean, integer) is 'Where some names are still written in the stored source texts (per version: source, version, count, a masked excerpt; the first p_listed, then how many in all); with p_mask, masked in every one';
+comment on function beliefdb._text_mentions(uuid, text[], boolean, integer) is 'Where some names are still written in the stored source texts (per version: source, version, count, a masked excerpt; the first p_listed, then how many in all); with p_mask, masked in every one the acting principal owns';
 
 -- What a forget leaves in sources another principal owns (rule 17), as its report lists it: for each
 -- version (p_versions), what stays (p_whats: 'turn', a forgotten subject's turns; 'quote', a forgotten
@@ -513,6 +519,8 @@ declare
     v_kept_version uuid[] := '{}';
     v_kept_what text[] := '{}';
     v_kept_count bigint[] := '{}';
+    -- (the beliefs about a forgotten subject another principal owns: listed, kind belief)
+    v_theirs jsonb := '[]';
     -- the words of those other beliefs' quotes, kept where they occur in texts waiting to be stored
     v_kept_quotes text[] := '{}';
     v_version record;
@@ -542,7 +550,21 @@ begin
         v_version_ids := array(select v.id from beliefdb.source_version v where v.workspace_id = v_ws and v.source_id = p_id);
         v_versions := cardinality(v_version_ids);
     elsif p_target = 'subject' then
-        v_seeds := array(select b.id from beliefdb.belief b where b.workspace_id = v_ws and b.subject = p_subject);
+        -- (the subject's beliefs the acting principal owns, an eraser's every one: another's stay, listed
+        -- as theirs to forget, kind belief; before, one refused the whole forget, so anyone's belief about
+        -- a person kept the owner from forgetting them in their own memory)
+        v_seeds := array(select b.id from beliefdb.belief b
+                          where b.workspace_id = v_ws and b.subject = p_subject
+                            and (v_eraser or b.owner is not distinct from v_principal));
+        select coalesce(jsonb_agg(jsonb_build_object(
+                   'kind', 'belief', 'id', b.id, 'field', 'subject', 'owner', b.owner,
+                   'hint', format('a belief of %s''s about this person: only %s (or a login granted beliefdb_eraser) '
+                                  'can forget it', b.owner, b.owner))
+                   order by b.recorded_at, b.id), '[]')
+          into v_theirs
+          from beliefdb.belief b
+         where b.workspace_id = v_ws and b.subject = p_subject and not v_eraser
+           and b.owner is distinct from v_principal;
         -- what the subject said: every turn of its speakers, in every version of every conversation,
         -- and each span to mask: the turn and its speaker's name in the line that labels it
         -- (beliefdb._turn_spans); with them every fragment within such a turn (a quote of part of it)
@@ -582,7 +604,7 @@ begin
         v_seeds := v_seeds || v_turns;
         -- (a subject whose only words wait to be stored, in a queued or proposed conversation, is
         -- forgotten there: beliefdb._redact_pending_speakers)
-        if cardinality(v_seeds) = 0 and cardinality(v_kept_version) = 0
+        if cardinality(v_seeds) = 0 and cardinality(v_kept_version) = 0 and jsonb_array_length(v_theirs) = 0
            and not exists (select from beliefdb.job j
                             cross join lateral jsonb_array_elements(
                                 case when jsonb_typeof(j.payload -> 'turns') = 'array' then j.payload -> 'turns'
@@ -902,7 +924,8 @@ begin
         v_in_text := beliefdb._text_mentions(v_ws, v_names, coalesce(p_mask_mentions, false));
         v_redacted := v_redacted + (v_in_text ->> 'redacted')::integer;
         -- (and the speakers whose label names it: listed, their turns kept; masked in the label with it)
-        v_labels := beliefdb._speaker_mentions(v_ws, v_names, coalesce(p_mask_mentions, false));
+        v_labels := beliefdb._speaker_mentions(v_ws, v_names, coalesce(p_mask_mentions, false), 100,
+                                               coalesce(p_speakers, '{}'));
     end if;
     -- (each job and proposal masked, counted once in the report)
     if cardinality(v_turn_text) > 0 then
@@ -943,11 +966,17 @@ begin
         -- (and where the stored source texts still name it, or named it before it was masked there:
         -- kind text, after the rest; the speakers whose label names it: kind speaker; then the texts
         -- waiting to be stored: kind queued, proposed)
-        'mentions', case when p_target = 'subject' and v_listed
-                         then beliefdb._forget_mentions(v_ws, v_names) || (v_in_text -> 'mentions')
+        'mentions', v_theirs || case when p_target = 'subject' and v_listed
+                         -- (another's belief of the subject is listed once, as theirs to forget)
+                         then (select coalesce(jsonb_agg(x.m order by x.n), '[]')
+                                 from jsonb_array_elements(beliefdb._forget_mentions(v_ws, v_names)) with ordinality x (m, n)
+                                where not (x.m ->> 'kind' = 'belief'
+                                           and v_theirs @> jsonb_build_array(jsonb_build_object('id', x.m -> 'id'))))
+                              || (v_in_text -> 'mentions')
                               || (v_labels -> 'mentions') || (v_waiting -> 'mentions')
                          else '[]' end
-                    -- (the turns and quotes left in another's source: kind kept)
+                    -- (the turns and quotes left in another's source: kind kept; another's beliefs about the
+                    -- subject: kind belief, first)
                     || beliefdb._kept_entries(v_ws, v_kept_version, v_kept_what, v_kept_count),
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
@@ -1644,7 +1673,8 @@ comment on function beliefdb._speaker_lines(text, jsonb, text[]) is 'The lines o
 -- history: it is masked as well. A job a worker holds is skipped, as elsewhere. Only the texts the
 -- acting principal may change (rule 17; an eraser's any): the jobs they queued (for a source another
 -- owns, recorded as theirs: beliefdb._record_masks), and the jobs and proposals of the sources they own;
--- another's stay as they are, as another's stored conversation is refused (beliefdb._forget_core).
+-- another's stay as they are, as the turns of another's stored conversation do (listed as kept,
+-- beliefdb._forget_core).
 create or replace function beliefdb._redact_pending_speakers(p_workspace_id uuid, p_speakers text[]) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp

@@ -66,12 +66,14 @@ as $$
 declare
     v_re text := beliefdb._mention_pattern(p_names);
     v_found jsonb;
-    v_other record;
     v_jobs bigint[] := '{}';
     v_done bigint[] := '{}';
     v_done_labels integer := 0;
     v_proposals uuid[] := '{}';
     v_listed jsonb;
+    -- (whose call masking is: an eraser's is every text's)
+    v_principal text := beliefdb.current_principal();
+    v_eraser boolean := beliefdb._is_eraser();
 begin
     if v_re is null then
         return jsonb_build_object('mentions', '[]'::jsonb, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb);
@@ -109,7 +111,10 @@ begin
           from proposed p
     ), spanned as (
         select n.*, beliefdb._mention_spans(n.body, v_re) as spans,
-               p_mask and n.field <> 'statement' and n.field <> 'value' as masking
+               p_mask and n.field <> 'statement' and n.field <> 'value'
+                   and (v_eraser or n.owner is not distinct from v_principal) as masking,
+               p_mask and n.field <> 'statement' and n.field <> 'value'
+                   and not (v_eraser or n.owner is not distinct from v_principal) as theirs
           from named n
     ), ranked as (
         select s.*, row_number() over (order by s.rank, s.job, s.at, s.id) as nth
@@ -129,6 +134,10 @@ begin
                'hint', case
                    when x.kind = 'queued' and x.masking
                        then 'masked in the text waiting in the queue (the name only, offsets kept): a worker stores it masked'
+                   when x.kind = 'queued' and x.theirs
+                       then format('a document %s submitted and not ingested yet names this person: only %s (or a '
+                                   'login granted beliefdb_eraser) can mask the name in it, or cancel it (beliefdb '
+                                   'jobs cancel); when a worker ingests it, it is stored with the name', x.by, x.by)
                    when x.kind = 'queued'
                        then 'a document submitted and not ingested yet names this person: when a worker ingests it, '
                             || 'it is stored with the name (another''s words, rule 14); forget --mask-mentions masks '
@@ -136,6 +145,11 @@ begin
                    when x.field = 'content' and x.masking
                        then 'masked in the proposed text (the name only, offsets kept) and in its claims'' quotes; '
                             || 'its claims whose own words name this person were dropped: approved, it stores no name'
+                   when x.field = 'content' and x.theirs
+                       then format('a version proposed by %s to %s, the source''s owner, names this person: only %s '
+                                   '(or a login granted beliefdb_eraser) can mask the name in it; approved, it is '
+                                   'stored with the name, or %s rejects it (beliefdb review reject)', x.by, x.owner,
+                                   x.owner, x.owner)
                    when x.field = 'content'
                        then format('a version proposed by %s to %s, the source''s owner, names this person: approved, '
                                    'it is stored with the name; forget --mask-mentions masks the name in it now, or '
@@ -167,28 +181,18 @@ begin
             format('%s more text(s) waiting to be stored name this person (%s in all): the first %s are '
                    'listed%s', jsonb_array_length(v_found) - jsonb_array_length(v_listed),
                    jsonb_array_length(v_found), jsonb_array_length(v_listed),
-                   case when p_mask then '; the name was masked in every queued and proposed text' else '' end)));
+                   case when p_mask then '; the name was masked in every queued and proposed text this forget may '
+                                         'change (a job its principal submitted, a version proposed for a source it '
+                                         'owns; an eraser''s: every one)' else '' end)));
     end if;
     if not p_mask then
         return jsonb_build_object('mentions', v_listed, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb,
                                   'labels_masked', 0);
     end if;
     -- masking is the call of whoever's text it is (an eraser's for any): a job's submitter, as only they
-    -- cancel it with its text; a proposal's source owner, who decides what its text becomes
-    if not beliefdb._is_eraser() then
-        select m ->> 'kind' as kind, m ->> 'id' as id, m ->> 'owner' as owner, m ->> 'source' as source into v_other
-          from jsonb_array_elements(v_found) m
-         where (m ->> 'masked')::boolean and m ->> 'owner' is distinct from beliefdb.current_principal()
-         limit 1;
-        if found and v_other.kind = 'queued' then
-            raise exception 'job % (%) was submitted by %: only its submitter can mask a name in it (or a login granted beliefdb_eraser)',
-                v_other.id, v_other.source, v_other.owner using errcode = 'BD008',
-                hint = 'its submitter may cancel it (beliefdb jobs cancel), or forget without --mask-mentions';
-        elsif found then
-            raise exception 'source % is owned by %: only its owner can mask a name in a version proposed for it (or a login granted beliefdb_eraser)',
-                v_other.source, v_other.owner using errcode = 'BD008';
-        end if;
-    end if;
+    -- cancel it with its text; a proposal's source owner, who decides what its text becomes. Another's
+    -- text is listed, unmasked, with whose call it is (spanned.theirs); before, it refused the whole forget,
+    -- so an owner could not mask the name in their own texts while another's job named the person.
     with masks as (
         select (m ->> 'id')::bigint as id,
                array(select int4range((s ->> 0)::integer, (s ->> 1)::integer) from jsonb_array_elements(m -> 'spans') s)
@@ -220,7 +224,7 @@ begin
            and jsonb_typeof(j.payload -> 'turns') = 'array'
            and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' ~* v_re)
            -- (its submitter's call, as a queued job's is: trial34)
-           and (j.submitted_by = beliefdb.current_principal() or beliefdb._is_eraser())
+           and (j.submitted_by = v_principal or v_eraser)
            for no key update skip locked
     ), masked as (
         update beliefdb.job j
@@ -302,9 +306,12 @@ comment on function beliefdb._pending_mentions(uuid, text[], boolean, integer) i
 -- in all (total), how many turns they label (count), and how many are listed, as beliefdb._text_mentions
 -- does; masking covers every one. Returns {mentions, labels_masked: how many turns' labels were masked}.
 -- (the signature before the listing was capped)
+-- (p_speakers: the forgotten subject's own speakers, not listed: their turns are forgotten, or, in others'
+-- sources, listed as kept)
 drop function if exists beliefdb._speaker_mentions(uuid, text[], boolean);
+drop function if exists beliefdb._speaker_mentions(uuid, text[], boolean, integer);
 create or replace function beliefdb._speaker_mentions(p_workspace_id uuid, p_names text[], p_mask boolean,
-                                                      p_listed integer default 100)
+                                                      p_listed integer default 100, p_speakers text[] default '{}')
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -316,35 +323,44 @@ declare
     v_masked integer := 0;
     v_total integer;
     v_turns bigint;
+    v_principal text := beliefdb.current_principal();
+    v_eraser boolean := beliefdb._is_eraser();
 begin
     if v_re is null then
         return jsonb_build_object('mentions', '[]'::jsonb, 'labels_masked', 0);
     end if;
+    -- (a label's turns in sources the acting principal may change, masked with p_mask, apart from its
+    -- turns in others' sources, listed as theirs: two entries)
     with labelled as (
         select f.speaker, count(*) as turns, array_agg(distinct s.name order by s.name) as sources,
-               array_agg(distinct s.id) as source_ids
+               array_agg(distinct s.id) as source_ids, (v_eraser or s.owner is not distinct from v_principal) as own
           from beliefdb.fragment f
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
          where f.workspace_id = p_workspace_id and f.speaker is not null and f.speaker ~* v_re
-         group by f.speaker
+           and not (f.speaker = any(coalesce(p_speakers, '{}')))
+         group by f.speaker, (v_eraser or s.owner is not distinct from v_principal)
     ), shown as (
         select l.*, beliefdb._masked(l.speaker, beliefdb._mention_spans(l.speaker, v_re)) as label from labelled l
     ), ranked as (
-        select y.*, row_number() over (order by y.label, y.speaker) as nth from shown y
+        select y.*, row_number() over (order by y.label, y.speaker, y.own desc) as nth from shown y
     )
     select count(*), coalesce(sum(x.turns), 0),
            coalesce(jsonb_agg(jsonb_build_object(
                'kind', 'speaker', 'speaker', x.label, 'turns', x.turns, 'sources', to_jsonb(x.sources),
-               'masked', p_mask,
-               'hint', case when p_mask then 'the name masked in the label of each of their turns (their words stay, theirs)'
+               'masked', p_mask and x.own,
+               'hint', case when p_mask and x.own then 'the name masked in the label of each of their turns (their words stay, theirs)'
+                            when p_mask
+                            then 'in sources others own: only their owners (or a login granted beliefdb_eraser) can '
+                                 || 'mask the name in the label; forget left it (rule 17)'
                             else 'a speaker whose label names this person: not the person by rule 14 (only a speaker '
                                  || 'whose name is the subject is), so their turns stay as their words; if these are the '
                                  || 'person''s own words, forget them too by the label (beliefdb forget --subject LABEL '
                                  || '--preview, then again with --expect and the fingerprint it printed); '
                                  || 'forget --mask-mentions masks the name in the label' end)
                order by x.nth) filter (where x.nth <= greatest(p_listed, 0)), '[]'),
-           coalesce((select array_agg(distinct u) from shown y cross join lateral unnest(y.source_ids) u), '{}')
+           coalesce((select array_agg(distinct u) from shown y cross join lateral unnest(y.source_ids) u
+                      where y.own), '{}')
       into v_total, v_turns, v_found, v_sources
       from ranked x;
     if v_total > jsonb_array_length(v_found) then
@@ -353,23 +369,21 @@ begin
             format('%s more speaker(s) whose label names this person (%s label(s), %s turn(s) in all): the '
                    'first %s are listed%s', v_total - jsonb_array_length(v_found), v_total, v_turns,
                    jsonb_array_length(v_found),
-                   case when p_mask then '; the name was masked in every one''s label' else '' end)));
+                   case when p_mask then '; the name was masked in every one''s label in the sources this forget '
+                                         'may change' else '' end)));
     end if;
     if p_mask and cardinality(v_sources) > 0 then
-        if not beliefdb._is_eraser() then
-            perform beliefdb._require_source_owner(p_workspace_id, s.id,
-                                                   'mask a name in it (or a login granted beliefdb_eraser)')
-               from beliefdb.source s
-              where s.workspace_id = p_workspace_id and s.id = any(v_sources)
-              order by s.name;
-        end if;
+        -- (the labels in the sources it may change: another's are listed, not masked; before, they
+        -- refused the whole forget)
         update beliefdb.fragment f
            set speaker = beliefdb._masked(f.speaker, beliefdb._mention_spans(f.speaker, v_re))
-         where f.workspace_id = p_workspace_id and f.speaker is not null and f.speaker ~* v_re;
+          from beliefdb.source_version v
+         where f.workspace_id = p_workspace_id and f.speaker is not null and f.speaker ~* v_re
+           and v.workspace_id = f.workspace_id and v.id = f.source_version_id and v.source_id = any(v_sources);
         -- (the turns whose label was masked: a change the forget's audit event counts)
         get diagnostics v_masked = row_count;
     end if;
     return jsonb_build_object('mentions', v_found, 'labels_masked', v_masked);
 end
 $$;
-comment on function beliefdb._speaker_mentions(uuid, text[], boolean, integer) is 'The speakers of stored turns whose label names some names (the label masked, how many turns, the sources; the first p_listed, then how many in all); with p_mask, the names masked in each turn''s label';
+comment on function beliefdb._speaker_mentions(uuid, text[], boolean, integer, text[]) is 'The speakers of stored turns whose label names some names (the label masked, how many turns, the sources; the first p_listed, then how many in all); with p_mask, the names masked in each turn''s label';
