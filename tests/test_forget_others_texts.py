@@ -372,3 +372,27 @@ def test_anothers_beliefs_about_the_subject_stay_and_are_listed(db_url: str,
         # with only his left, her forget finds the person and forgets nothing more
         again = alice.forget(subject="carol_diaz", preview=True)
         assert (again.beliefs, [m.owner for m in again.mentions if m.field == "subject"]) == (0, ["mallory"])
+
+
+def test_ones_own_belief_resting_only_on_the_subjects_turns_in_anothers_conversation_goes(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """(review) Alice's belief quoting only Carol's turn in Mallory's chat stayed after Alice forgot Carol:
+    the turn stays (Mallory's), so her belief kept its support; the same quote in her own chat would have
+    taken it with the turn. Hers goes; one with a quote elsewhere too stays."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        mal.ingest_conversation([Turn("Mallory", "Hi."), Turn("Carol Diaz", "The door code is 4471.")],
+                                source="m-chat")
+        alice.remember("Carol Diaz exists.", "carol_diaz", "known", "yes", "Carol Diaz exists",
+                       source="a.md", text="Carol Diaz exists.\n")
+        alice.remember("The door code is 4471.", "office", "door_code", "4471", "door code is 4471",
+                       source="m-chat")
+        (floor,) = alice.remember("The office is on floor 2.", "office", "floor", "2", "The door code is 4471",
+                                  source="m-chat").accepted
+        alice.remember("The office is on floor 2.", "office", "floor", "2", "office is on floor 2",
+                       source="b.md", text="The office is on floor 2.\n")
+        assert len(alice.why(floor.id).evidence) == 2  # (corroborated from her own document)
+        report = alice.forget(subject="carol_diaz")
+        left = {b.attribute for b in alice.beliefs(subject="office")}
+        assert left == {"floor"}, (report, left)
+        assert ("turn", "m-chat", "mallory") in {(k.what, k.source, k.owner) for k in report.kept}
+    assert "Carol Diaz: The door code is 4471." in versions(postgresql, "m-chat")[-1]

@@ -602,6 +602,30 @@ begin
             select f.id from beliefdb._fragments_by_spans(v_ws, v_turn_version, v_turn_span, true) f (id)
              where not (f.id = any(v_turns)));
         v_seeds := v_seeds || v_turns;
+        -- the acting principal's own beliefs whose every quote lies in the subject's turns, some of them
+        -- in another's conversation (kept there): they go, as they would if those turns were in their
+        -- own, where the turns going leaves them without support
+        if not v_eraser and cardinality(v_kept_version) > 0 then
+            v_seeds := v_seeds || array(
+                select distinct e.belief_id
+                  from beliefdb.fragment t
+                  join beliefdb.fragment q on q.workspace_id = t.workspace_id and q.source_version_id = t.source_version_id
+                                          and q.start_offset >= t.start_offset and q.end_offset <= t.end_offset
+                  join beliefdb.evidence e on e.workspace_id = q.workspace_id and e.fragment_id = q.id
+                  join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                 where t.workspace_id = v_ws and t.source_version_id = any(v_kept_version)
+                   and t.speaker = any(coalesce(p_speakers, '{}'))
+                   and b.owner is not distinct from v_principal and not (b.id = any(v_seeds))
+                   and not exists (
+                       select from beliefdb.evidence o
+                         join beliefdb.fragment f on f.workspace_id = o.workspace_id and f.id = o.fragment_id
+                        where o.workspace_id = v_ws and o.belief_id = b.id
+                          and not exists (select from beliefdb.fragment u
+                                           where u.workspace_id = f.workspace_id
+                                             and u.source_version_id = f.source_version_id
+                                             and u.speaker = any(coalesce(p_speakers, '{}'))
+                                             and f.start_offset >= u.start_offset and f.end_offset <= u.end_offset)));
+        end if;
         -- (a subject whose only words wait to be stored, in a queued or proposed conversation, is
         -- forgotten there: beliefdb._redact_pending_speakers)
         if cardinality(v_seeds) = 0 and cardinality(v_kept_version) = 0 and jsonb_array_length(v_theirs) = 0
