@@ -432,7 +432,9 @@ def test_why_marks_the_evidence_a_retraction_took_away_then_and_not_before(db_ur
         assert sorted(marks(None)) == [("memo.md", False, True), ("policy.md", True, False)]
         assert sorted(marks(5)) == [("memo.md", True, False), ("policy.md", True, False)]
         shown = render.why(db.why(belief))
-        assert "memo.md v1 (retracted: supports nothing)" in shown and "policy.md v1 (in force)" in shown, shown
+        assert "memo.md v1 (retracted: counts for nothing)" in shown and "policy.md v1 (in force)" in shown, shown
+        assert sorted((e["source"], e["retracted"]) for e in render.why_json(db.why(belief))["evidence"]) == [
+            ("memo.md", True), ("policy.md", False)]
         (fragment,) = [e.fragment_id for e in db.why(belief).evidence if e.source == "policy.md"]
         db.retract(fragment=str(fragment), reason="misquoted")
         assert sorted(marks(None)) == [("memo.md", False, True), ("policy.md", True, True)]

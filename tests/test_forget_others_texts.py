@@ -396,3 +396,34 @@ def test_ones_own_belief_resting_only_on_the_subjects_turns_in_anothers_conversa
         assert left == {"floor"}, (report, left)
         assert ("turn", "m-chat", "mallory") in {(k.what, k.source, k.owner) for k in report.kept}
     assert "Carol Diaz: The door code is 4471." in versions(postgresql, "m-chat")[-1]
+
+
+def test_a_forget_that_left_the_name_in_text_can_be_followed_by_one_that_masks_it(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """(trial36) The report of a forget without mask_mentions says the name is still written, and that a
+    forget with it masks it; once the beliefs were gone, that forget answered "no belief has subject"."""
+    with beliefdb.connect(db_url, principal="eve") as eve:
+        eve.remember("Dana Reyes leads the team.", "dana_reyes", "role", "lead", "Dana Reyes leads the team",
+                     source="team.md", text="Dana Reyes leads the team.\n")
+        eve.ingest_text("Notes\nI met Dana Reyes at the offsite.\n", source="mention.md")
+        first = eve.forget(subject="dana_reyes")
+        assert [t.source for t in first.text_mentions] == ["mention.md"]
+        masked = eve.forget(subject="dana_reyes", mask_mentions=True)
+        assert (masked.beliefs, [t.masked for t in masked.text_mentions]) == (0, [True])
+        with pytest.raises(errors.NotFound, match="no belief has subject dana_reyes"):
+            eve.forget(subject="dana_reyes", preview=True)
+    assert "Dana" not in versions(postgresql, "mention.md")[-1]
+
+
+def test_a_forget_that_would_delete_anothers_belief_is_still_refused(db_url: str) -> None:
+    """What masking one's own text would take from another principal's belief (its only quote there) is a
+    deletion of theirs: refused, naming it, as before (an eraser's forget, or theirs first)."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
+        alice.remember("Carol Diaz lives in Lisbon.", "carol_diaz", "city", "Lisbon", "Carol Diaz lives in Lisbon",
+                       source="a.md", text="Carol Diaz lives in Lisbon.\n")
+        (his,) = mal.remember("Someone lives in Lisbon.", "lisbon", "resident", "Carol Diaz",
+                              "Carol Diaz lives in Lisbon", source="a.md").accepted
+        with pytest.raises(errors.NotOwner, match=rf"would delete belief {his.id}, owned by mallory"):
+            alice.forget(subject="carol_diaz", preview=True)
+        mal.forget(belief=his.id)
+        assert alice.forget(subject="carol_diaz").beliefs == 1

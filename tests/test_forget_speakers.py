@@ -103,7 +103,7 @@ def test_every_version_and_a_subject_with_turns_alone(bdb: beliefdb.BeliefDB,
 
 
 @pytest.mark.slow
-def test_another_principals_conversation_needs_its_owner_or_an_eraser(alice: beliefdb.BeliefDB,
+def test_another_principals_conversation_is_left_and_listed_as_theirs(alice: beliefdb.BeliefDB,
                                                                       bob: beliefdb.BeliefDB,
                                                                       postgresql: psycopg.Connection[Any]) -> None:
     """Her beliefs are alice's (the belief's owner check); so are the turns, in alice's source, even

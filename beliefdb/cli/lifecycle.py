@@ -96,6 +96,8 @@ def outcome(
 
 #: how many places a forget's text report lists where a forgotten name is still typed (--json: all)
 MENTIONS_SHOWN = 20
+#: how many distinct hints a listing prints (one per kind of entry and owner: whose call it is)
+HINTS_SHOWN = 6
 
 
 @with_memory()
@@ -162,22 +164,30 @@ def forget(
                    f" {shown}"
                    + (f", and {more} more ({_json_lists(len(result.mentions), result.mentions_total)})"
                       if more > 0 else ""))
-        # (the first hint of each kind: what to do differs by kind)
-        hints: dict[str, str] = {}
+        # (the first hint of each kind and owner: what to do, and whose call it is, differ by both)
+        hints: dict[tuple[str, str | None], str] = {}
         for m in result.mentions:
-            hints.setdefault(m.kind, m.hint)
-        for kind, hint in hints.items():
+            hints.setdefault((m.kind, m.owner), m.hint)
+        for (kind, _), hint in list(hints.items())[:HINTS_SHOWN]:
             typer.echo(f"hint ({kind}): {hint}")
     if result.text_mentions:
         # (with mask_mentions, masked where this principal may change the text; another's listed as theirs)
         masked = any(t.masked for t in result.text_mentions)
         head = (("would mask" if result.preview else "masked") + " the name where others wrote it in stored source"
                 if masked else "still named in stored source text, outside what was forgotten")
-        typer.echo(f"{head} ({result.text_mentions_count} time(s) in {result.text_mentions_total} version(s)):")
+        if masked and not all(t.masked for t in result.text_mentions):
+            # (counted where it masks: the rest, others' texts, is listed as written)
+            mine = [t for t in result.text_mentions if t.masked]
+            listed = (f" of the first {len(result.text_mentions)} listed"
+                      if result.text_mentions_total > len(result.text_mentions) else "")
+            typer.echo(f"{head} text you may change ({sum(t.count for t in mine)} time(s) in {len(mine)} version(s)"
+                       f"{listed}); left as written in {len(result.text_mentions) - len(mine)} version(s) others own:")
+        else:
+            typer.echo(f"{head} ({result.text_mentions_count} time(s) in {result.text_mentions_total} version(s)):")
         _listed([f"{t.source} v{t.version} ({t.count}x): {t.excerpt}"
                  + (f"  (not masked: {t.owner}'s)" if masked and not t.masked else "") for t in result.text_mentions],
                 result.text_mentions_total, "version(s)")
-        for hint in dict.fromkeys(t.hint for t in result.text_mentions):
+        for hint in list(dict.fromkeys(t.hint for t in result.text_mentions))[:HINTS_SHOWN]:
             typer.echo(f"hint (text): {hint}")
     if result.speaker_mentions:
         masked = any(s.masked for s in result.speaker_mentions)
@@ -187,23 +197,24 @@ def forget(
         _listed([f"{s.speaker} ({s.turns} turn(s) in {_some(s.sources)})"
                  + ("  (not masked: others' sources)" if masked and not s.masked else "")
                  for s in result.speaker_mentions], result.speaker_mentions_total, "speaker(s)")
-        for hint in dict.fromkeys(s.hint for s in result.speaker_mentions):
+        for hint in list(dict.fromkeys(s.hint for s in result.speaker_mentions))[:HINTS_SHOWN]:
             typer.echo(f"hint (speaker): {hint}")
     if result.kept:
         typer.echo(f"left in sources others own, theirs to change ({result.kept_count} time(s) in"
                    f" {result.kept_total} place(s)):")
         _listed([f"{k.source} v{k.version} ({k.owner}'s, {k.count} {k.what}(s))" for k in result.kept],
                 result.kept_total, "place(s)")
-        typer.echo(f"hint (kept): {result.kept[0].hint}")
+        for hint in list(dict.fromkeys(k.hint for k in result.kept))[:HINTS_SHOWN]:
+            typer.echo(f"hint (kept): {hint}")
     if result.pending_mentions:
         typer.echo(f"still named in texts waiting to be stored ({result.pending_mentions_count} time(s) in"
                    f" {result.pending_mentions_total} text(s)):")
         _listed([_pending_line(p) for p in result.pending_mentions], result.pending_mentions_total, "text(s)")
         # (the first hint of each kind of waiting text, masked or not: what happens differs)
-        waiting: dict[tuple[str, str, bool], str] = {}
+        waiting: dict[tuple[str, str, bool, str | None], str] = {}
         for p in result.pending_mentions:
-            waiting.setdefault((p.kind, p.field, p.masked), p.hint)
-        for (kind, _, _), hint in waiting.items():
+            waiting.setdefault((p.kind, p.field, p.masked, p.owner), p.hint)
+        for (kind, _, _, _), hint in list(waiting.items())[:HINTS_SHOWN]:
             typer.echo(f"hint ({kind}): {hint}")
 
 

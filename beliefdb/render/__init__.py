@@ -89,7 +89,7 @@ def evidence_json(e: Evidence) -> dict[str, Any]:
             "in_force": e.in_force, "role": e.role, "origin_type": e.origin_type, "authority": e.authority,
             "provenance": e.provenance, "fragment_id": str(e.fragment_id), "belief_id": str(e.belief_id),
             "created_at": e.created_at.isoformat(), "speaker": e.speaker,
-            "spoken_at": e.spoken_at.isoformat() if e.spoken_at else None}
+            "spoken_at": e.spoken_at.isoformat() if e.spoken_at else None, "retracted": e.retracted}
 
 
 def why_json(w: Why) -> dict[str, Any]:
@@ -147,7 +147,7 @@ def why(w: Why) -> str:
         lines.append("  (none)")
     for e in w.evidence:
         # (a retracted quote, version or source supports nothing, rule 5: "history" read as a superseded text)
-        force = "retracted: supports nothing" if e.retracted else "in force" if e.in_force else "history"
+        force = "retracted: counts for nothing" if e.retracted else "in force" if e.in_force else "history"
         label = f" {e.version_label}" if e.version_label else ""
         said = (f" — {e.speaker}" + (f", {e.spoken_at.isoformat()}" if e.spoken_at else "")) if e.speaker else ""
         lines.append(f"  \"{e.quote}\"{said}")

@@ -80,7 +80,7 @@ EVIDENCE: Schema = _object({
     "role": _STRING, "origin_type": _STRING, "authority": _STRING, "provenance": _STRING,
     "fragment_id": {"type": "string", "format": "uuid"}, "belief_id": {"type": "string", "format": "uuid"},
     "created_at": {"type": "string", "format": "date-time"}, "speaker": _MAYBE_STRING,
-    "spoken_at": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}})
+    "spoken_at": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}, "retracted": _BOOL})
 
 #: what :func:`beliefdb.render.why_json` makes of a Why
 WHY: Schema = {**schema_of(Why), "properties": {**schema_of(Why)["properties"],

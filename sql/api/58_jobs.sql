@@ -357,8 +357,9 @@ begin
     end if;
     -- the record of the lines a forget masked in a job's text goes with the job: the same text ingested
     -- again would be stored in clear (rule 14). Its worker stores it masked, keeping the record. But for
-    -- a record that keeps nothing forgotten elsewhere: a name the canceller masked with mask_mentions in
-    -- a text of a source another owns (beliefdb._record_masks), their own call over their own text.
+    -- a record that keeps nothing forgotten elsewhere: every piece the canceller's own (a quote, a turn or
+    -- a name they masked) in a text of a source another owns (beliefdb._record_masks), their own call over
+    -- their own text.
     select j.id, j.payload ->> 'source' as source into v_other
       from beliefdb.job j
       left join beliefdb.source s on s.workspace_id = j.workspace_id and s.name = j.payload ->> 'source'
@@ -387,7 +388,7 @@ begin
     return query select u.id from pg_catalog.unnest(v_ids) u(id);
 end
 $$;
-comment on function beliefdb.job_cancel(bigint[], text) is 'Delete queued or failed jobs (by id, or every one of a source name) with their starts and text, but none whose text a forget masked; the ids cancelled';
+comment on function beliefdb.job_cancel(bigint[], text) is 'Delete queued or failed jobs (by id, or every one of a source name) with their starts and text, but none whose text a forget masked (unless every piece masked is the canceller''s, in a source another owns); the ids cancelled';
 
 -- The workspace's jobs, newest first (of p_status only, when given; only those before the job p_before,
 -- the last of the page before, when given): a queued job a live worker holds is shown running; attempts

@@ -116,7 +116,7 @@ set search_path = pg_catalog, pg_temp
 as $$
     select not p_record ? 'by' or p_record ->> 'by' is not distinct from p_owner
 $$;
-comment on function beliefdb._record_masks(jsonb, text) is 'Whether a waiting text''s masked piece masks its line in the other texts of its source: not another''s mask_mentions of a source they do not own';
+comment on function beliefdb._record_masks(jsonb, text) is 'Whether a waiting text''s masked piece masks its line in the other texts of its source: made by its owner now, an eraser, or before pieces said who made them';
 
 -- The spans of p_text, in its lines that start after offset p_from (every line: 0), that a forget
 -- masked in a version of source p_source_id, or in a text of it still waiting in the queue (a job's
@@ -226,7 +226,7 @@ comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The
 -- Each new piece says who made it (`by`: the acting principal; none for an eraser's forget, which masks
 -- whoever owns the source), for beliefdb._record_masks.
 drop function if exists beliefdb._forgotten_records(uuid, text, jsonb, int4range[]);
--- (a signature of revision 0050 before every piece said who made it)
+-- (a signature that lived for one commit, bb9974c, before every piece said who made it)
 drop function if exists beliefdb._forgotten_records(uuid, text, jsonb, int4range[], text, text);
 create or replace function beliefdb._forgotten_records(p_workspace_id uuid, p_text text, p_recorded jsonb,
                                                        p_masks int4range[], p_source text)
@@ -284,7 +284,7 @@ comment on function beliefdb._forgotten_records(uuid, text, jsonb, int4range[], 
 -- recorded with the job (forgotten_lines, beliefdb._forgotten_records), keyed by the source's name
 -- (payload.source), for beliefdb._forgotten_lines and for the version the worker stores from it
 -- (beliefdb._job_lines_stored). The payload as given when nothing is masked.
--- (a signature of revision 0050 before every piece said who made it)
+-- (a signature that lived for one commit, bb9974c, before every piece said who made it)
 drop function if exists beliefdb._masked_job(uuid, jsonb, int4range[], text);
 create or replace function beliefdb._masked_job(p_workspace_id uuid, p_payload jsonb, p_masks int4range[])
 returns jsonb
