@@ -129,6 +129,13 @@ def test_a_job_holding_a_forgotten_quote_is_still_not_cancelled(db_url: str,
 QUOTED = "Project plan\nBudget: 40k.\nwe hear that yara finch approved the budget, maybe\n"
 
 
+def approver(db: beliefdb.BeliefDB) -> Any:
+    """A belief of db's principal quoting words of plan.txt (QUOTED) that no extractor made a belief of."""
+    (belief,) = db.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
+                            "yara finch approved the budget", source="plan.txt").accepted
+    return belief
+
+
 def test_forgetting_ones_belief_leaves_its_quote_in_anothers_source_and_lists_it(
         db_url: str, postgresql: psycopg.Connection[Any], cli: Any) -> None:
     """Mallory remembers a belief quoting words of Alice's document and forgets it: before, the words were
@@ -136,8 +143,7 @@ def test_forgetting_ones_belief_leaves_its_quote_in_anothers_source_and_lists_it
     another's document). The belief goes; Alice's words stay hers, listed in the report."""
     with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
         alice.ingest_text(QUOTED, source="plan.txt")
-        (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
-                               "yara finch approved the budget", source="plan.txt").accepted
+        mine = approver(mal)
         preview = mal.forget(belief=mine.id, preview=True)
         assert (preview.redacted, [(k.what, k.source, k.version, k.owner, k.count) for k in preview.kept]) == (
             0, [("quote", "plan.txt", 1, "alice", 1)])
@@ -158,8 +164,7 @@ def test_the_owner_forgetting_such_a_belief_masks_the_quote_as_before(db_url: st
                                                                       postgresql: psycopg.Connection[Any]) -> None:
     with beliefdb.connect(db_url, principal="alice") as alice:
         alice.ingest_text(QUOTED, source="plan.txt")
-        (mine,) = alice.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
-                                 "yara finch approved the budget", source="plan.txt").accepted
+        mine = approver(alice)
         report = alice.forget(belief=mine.id)
     assert (report.redacted, report.kept) == (1, [])
     assert "yara" not in versions(postgresql, "plan.txt")[-1]
@@ -169,8 +174,7 @@ def test_an_eraser_masks_the_quote_in_anothers_source(db_url: str, postgresql: p
     name, password = "dpo_quotes", "a-password-of-its-own"
     with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
         alice.ingest_text(QUOTED, source="plan.txt")
-        (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
-                               "yara finch approved the budget", source="plan.txt").accepted
+        mine = approver(mal)
         workspace = str(alice.database.workspace_id)
     postgresql.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(name), sql.Literal(password)))
     postgresql.execute(sql.SQL("grant beliefdb_app, beliefdb_eraser to {}").format(sql.Identifier(name)))
@@ -269,8 +273,7 @@ def test_ones_own_job_for_anothers_source_is_masked_as_ones_own_and_may_be_cance
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
     with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
         alice.ingest_text(QUOTED, source="plan.txt")
-        (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
-                               "yara finch approved the budget", source="plan.txt").accepted
+        mine = approver(mal)
         mal.submit(text=QUOTED + "More.\n", source="plan.txt")
         report = mal.forget(belief=mine.id)
         (payload,) = postgresql.execute("select payload from beliefdb.job").fetchone() or ({},)
@@ -286,8 +289,7 @@ def test_the_owners_forget_masks_the_texts_others_wait_with_for_her_source(
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
     with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
         alice.ingest_text(QUOTED, source="plan.txt")
-        (mine,) = alice.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
-                                 "yara finch approved the budget", source="plan.txt").accepted
+        mine = approver(alice)
         bob.submit(text=QUOTED + "Queued.\n", source="plan.txt")
         proposed = bob.ingest_text(QUOTED + "Proposed.\n", source="plan.txt")
         assert proposed.proposed
@@ -307,8 +309,7 @@ def test_the_report_lists_the_first_hundred_versions_that_keep_a_quote(
     with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="mallory") as mal:
         for n in range(102):
             alice.ingest_text(QUOTED + f"Revision {n}.\n", source="plan.txt", embed=False)
-        (mine,) = mal.remember("Yara approved the budget.", "budget", "approver", "Yara Finch",
-                               "yara finch approved the budget", source="plan.txt").accepted
+        mine = approver(mal)
         preview = mal.forget(belief=mine.id, preview=True)
         assert (len(preview.kept), preview.kept_total, preview.kept_count) == (100, 102, 102)
         assert [k.version for k in preview.kept[:2]] == [1, 2]
