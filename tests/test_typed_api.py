@@ -103,7 +103,8 @@ PYTHON_ONLY = {("correction_result", "embedding_deferred"), ("review_resolution"
 SPLIT_OUT = {("forget_result", f) for f in ("text_mentions", "pending_mentions", "text_mentions_total",
                                             "text_mentions_count", "pending_mentions_total",
                                             "pending_mentions_count", "speaker_mentions", "speaker_mentions_total",
-                                            "speaker_mentions_count", "mentions_total")}
+                                            "speaker_mentions_count", "mentions_total", "kept", "kept_total",
+                                            "kept_count")}
 
 
 def test_the_types_whose_shape_differs_from_the_model(postgresql: psycopg.Connection[Any]) -> None:

@@ -162,28 +162,32 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
+    v_ws uuid;
     v_taken record;
 begin
-    select a.name, w.id, w.submitted_by into v_taken
-      from added a
-      cross join lateral (select x.id, x.submitted_by
-                            from (select j.id, j.submitted_by from beliefdb.job j
-                                   where j.workspace_id = a.workspace_id and j.status = 'queued'
-                                     and j.payload ->> 'source' = a.name
-                                  union all
-                                  select j.id, j.submitted_by from beliefdb.job j
-                                   where j.workspace_id = a.workspace_id and j.status = 'running'
-                                     and j.payload ->> 'source' = a.name) x
-                           order by x.id
-                           limit 1) w
-     where w.submitted_by is distinct from a.owner
-     limit 1;
-    if found then
-        raise exception 'source % is not stored yet, and waits in the queue as %''s (job %): its first submitter stores it and owns it',
-            v_taken.name, v_taken.submitted_by, v_taken.id using errcode = 'BD008',
-            hint = format('give your text another source name; or wait until a worker has stored theirs, and ingest '
-                          'yours then, as a new version proposed to %s', v_taken.submitted_by);
-    end if;
+    -- (one workspace at a time, each probe pinned to it: a sharded job table is read on one shard)
+    for v_ws in select distinct a.workspace_id from added a loop
+        select a.name, w.id, w.submitted_by into v_taken
+          from added a
+          cross join lateral (select x.id, x.submitted_by
+                                from (select j.id, j.submitted_by from beliefdb.job j
+                                       where j.workspace_id = v_ws and j.status = 'queued'
+                                         and j.payload ->> 'source' = a.name
+                                      union all
+                                      select j.id, j.submitted_by from beliefdb.job j
+                                       where j.workspace_id = v_ws and j.status = 'running'
+                                         and j.payload ->> 'source' = a.name) x
+                               order by x.id
+                               limit 1) w
+         where a.workspace_id = v_ws and w.submitted_by is distinct from a.owner
+         limit 1;
+        if found then
+            raise exception 'source % is not stored yet, and waits in the queue as %''s (job %): its first submitter stores it and owns it',
+                v_taken.name, v_taken.submitted_by, v_taken.id using errcode = 'BD008',
+                hint = format('give your text another source name; or wait until a worker has stored theirs, and '
+                              'ingest yours then, as a new version proposed to %s', v_taken.submitted_by);
+        end if;
+    end loop;
     return null;
 end
 $$;
