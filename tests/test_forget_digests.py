@@ -338,3 +338,35 @@ def test_a_forgotten_retraction_reason_is_not_confirmed_by_its_events_hash(
     postgresql.commit()
     assert rows[0][0] is None and rebuilt is not None and bytes(rebuilt[0]) != bytes(rows[0][1])
     assert bdb.audit_verify().ok
+
+
+def test_the_upgrade_keys_a_queued_texts_record_of_masked_lines_as_well(
+        db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A queued job's record of the lines a forget masked in its text (forgotten_lines) is keyed again by
+    the upgrade as a redaction row is: its source's name and a random salt of each piece's own."""
+    line = "Maya Lopez's salary is 91000 dollars."
+    text = f"# Staff\n{line}\nThe cafeteria opens at 8am.\n"
+    bdb.remember(line, "maya_lopez", "salary", "91000 dollars", line, source="hr.md", text=text)
+    bdb.submit(text=text + "More.\n", source="hr.md")
+    bdb.forget(subject="maya_lopez")
+    (key,) = postgresql.execute("select key from beliefdb.audit_key").fetchone() or (b"",)
+    words = hmac.new(bytes(key), b"line\x1f" + line.encode(), hashlib.sha256).digest()
+    (pieces,) = postgresql.execute("select payload -> 'forgotten_lines' from beliefdb.job").fetchone() or ([],)
+    # (as the release before recorded them: the line's digest keyed by the workspace alone, no salt)
+    before = [{k: v for k, v in p.items() if k not in ("salt", "by")} | {"digest": words.hex()} for p in pieces]
+    postgresql.execute("update beliefdb.job set payload = payload || jsonb_build_object('forgotten_lines', %s::jsonb)",
+                       (json.dumps(before),))
+    postgresql.execute("update beliefdb.redaction set line_digest = %s", (words,))
+    postgresql.execute("drop index beliefdb.audit_event_plain_digest")
+    postgresql.execute("alter table beliefdb.agent_login drop column made_in")
+    postgresql.execute("alter table beliefdb.redaction drop column line_salt")
+    postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
+    postgresql.commit()
+    migrate.upgrade(db_url)
+    (after,) = postgresql.execute("select payload -> 'forgotten_lines' from beliefdb.job").fetchone() or ([],)
+    postgresql.commit()
+    sourced = hmac.new(bytes(key), b"source\x1fhr.md\x1f" + words, hashlib.sha256).digest()
+    assert after and len({p["salt"] for p in after}) == len(after)
+    for piece in after:
+        salted = hmac.new(bytes(key), b"salted\x1f" + bytes.fromhex(piece["salt"]) + sourced, hashlib.sha256)
+        assert piece["digest"] == salted.hexdigest()

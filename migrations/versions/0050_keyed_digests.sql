@@ -111,6 +111,23 @@ begin
               from (select beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)) as pads) p
         $f$
     $sql$;
+    -- (a queued job's or a proposal's record, each piece salted and keyed again as a redaction row is)
+    execute $sql$
+        create function pg_temp.rekeyed(p_workspace_id uuid, p_source text, p_records jsonb)
+        returns jsonb
+        language sql volatile
+        as $f$
+            select pg_catalog.jsonb_agg(e.x || jsonb_build_object(
+                       'salt', pg_catalog.encode(t.salt, 'hex'),
+                       'digest', pg_catalog.encode(pg_temp.rekey(p_workspace_id, p_source, t.salt,
+                                                                 pg_catalog.decode(e.x ->> 'digest', 'hex')), 'hex'))
+                       order by e.n)
+              from pg_catalog.jsonb_array_elements(p_records) with ordinality as e (x, n)
+             cross join lateral (select pg_catalog.decode(pg_catalog.replace(pg_catalog.gen_random_uuid()::text,
+                                                                            '-', ''), 'hex') as salt
+                                  where e.n is not null) t
+        $f$
+    $sql$;
     update beliefdb.redaction r
        set line_salt = pg_catalog.decode(pg_catalog.replace(pg_catalog.gen_random_uuid()::text, '-', ''), 'hex')
      where r.line_digest is not null;
@@ -120,33 +137,18 @@ begin
       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
      where r.line_digest is not null and v.workspace_id = r.workspace_id and v.id = r.source_version_id;
     update beliefdb.job j
-       set payload = j.payload || jsonb_build_object('forgotten_lines', (
-               select pg_catalog.jsonb_agg(e.x || jsonb_build_object(
-                          'salt', pg_catalog.encode(t.salt, 'hex'),
-                          'digest', pg_catalog.encode(pg_temp.rekey(j.workspace_id, j.payload ->> 'source', t.salt,
-                                                                    pg_catalog.decode(e.x ->> 'digest', 'hex')), 'hex'))
-                          order by e.n)
-                 from pg_catalog.jsonb_array_elements(j.payload -> 'forgotten_lines') with ordinality as e (x, n)
-                cross join lateral (select pg_catalog.decode(pg_catalog.replace(pg_catalog.gen_random_uuid()::text,
-                                                                               '-', ''), 'hex') as salt
-                                     where e.n is not null) t))
+       set payload = j.payload || jsonb_build_object('forgotten_lines', pg_temp.rekeyed(
+               j.workspace_id, j.payload ->> 'source', j.payload -> 'forgotten_lines'))
      where j.payload ? 'forgotten_lines' and pg_catalog.jsonb_typeof(j.payload -> 'forgotten_lines') = 'array'
        and pg_catalog.jsonb_array_length(j.payload -> 'forgotten_lines') > 0;
     update beliefdb.review_item r
-       set proposal = r.proposal || jsonb_build_object('forgotten_lines', (
-               select pg_catalog.jsonb_agg(e.x || jsonb_build_object(
-                          'salt', pg_catalog.encode(t.salt, 'hex'),
-                          'digest', pg_catalog.encode(pg_temp.rekey(r.workspace_id, s.name, t.salt,
-                                                                    pg_catalog.decode(e.x ->> 'digest', 'hex')), 'hex'))
-                          order by e.n)
-                 from pg_catalog.jsonb_array_elements(r.proposal -> 'forgotten_lines') with ordinality as e (x, n)
-                cross join lateral (select pg_catalog.decode(pg_catalog.replace(pg_catalog.gen_random_uuid()::text,
-                                                                               '-', ''), 'hex') as salt
-                                     where e.n is not null) t))
+       set proposal = r.proposal || jsonb_build_object('forgotten_lines', pg_temp.rekeyed(
+               r.workspace_id, s.name, r.proposal -> 'forgotten_lines'))
       from beliefdb.source s
      where r.proposal ? 'forgotten_lines' and pg_catalog.jsonb_typeof(r.proposal -> 'forgotten_lines') = 'array'
        and pg_catalog.jsonb_array_length(r.proposal -> 'forgotten_lines') > 0
        and s.workspace_id = r.workspace_id and s.id = r.source_id;
+    drop function pg_temp.rekeyed(uuid, text, jsonb);
     drop function pg_temp.rekey(uuid, text, bytea, bytea);
 end
 $$;

@@ -157,7 +157,10 @@ comment on function beliefdb._more_entry(text, bigint, bigint, integer, boolean,
 -- when it is made)
 -- (the signature before the listing was capped)
 drop function if exists beliefdb._forget_mentions(uuid, text[]);
-create or replace function beliefdb._forget_mentions(p_workspace_id uuid, p_names text[], p_listed integer default 100)
+-- (p_subject: the forgotten subject; a belief of it that stays is another principal's, theirs to forget)
+drop function if exists beliefdb._forget_mentions(uuid, text[], integer);
+create or replace function beliefdb._forget_mentions(p_workspace_id uuid, p_names text[], p_listed integer default 100,
+                                                     p_subject text default null)
 returns jsonb
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -256,7 +259,10 @@ begin
     select coalesce(max(f.total), 0),
            coalesce(jsonb_agg(jsonb_build_object(
                'kind', f.kind, 'id', f.id, 'field', f.field, 'owner', f.owner,
-               'hint', case when f.kind = 'belief' and f.field = 'subject'
+               'hint', case when f.kind = 'belief' and f.subject = p_subject
+                            then format('a belief of %s''s about this person: only %s (or a login granted '
+                                        'beliefdb_eraser) can forget it', f.owner, f.owner)
+                            when f.kind = 'belief' and f.field = 'subject'
                             then format('its subject, %s, names this person: another subject, not forgotten with '
                                         'this one (rule 14); if it is this person, forget it too (beliefdb forget '
                                         '--subject %s --preview, then again with --expect and the fingerprint it '
@@ -294,7 +300,7 @@ begin
     return v_listed;
 end
 $$;
-comment on function beliefdb._forget_mentions(uuid, text[], integer) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, proposals'' reasons and reviewers, corrections'' statements, values, reasons and reviewers, retraction reasons, past ones too, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint; the first p_listed, then how many in all';
+comment on function beliefdb._forget_mentions(uuid, text[], integer, text) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, proposals'' reasons and reviewers, corrections'' statements, values, reasons and reviewers, retraction reasons, past ones too, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint; the first p_listed, then how many in all';
 
 -- Every span of a text where a pattern of beliefdb._mention_pattern matches (any letter case), in text
 -- order: the text is read once, split at the matches and the matches listed (the pattern matches no
@@ -519,8 +525,6 @@ declare
     v_kept_version uuid[] := '{}';
     v_kept_what text[] := '{}';
     v_kept_count bigint[] := '{}';
-    -- (the beliefs about a forgotten subject another principal owns: listed, kind belief)
-    v_theirs jsonb := '[]';
     -- the words of those other beliefs' quotes, kept where they occur in texts waiting to be stored
     v_kept_quotes text[] := '{}';
     v_version record;
@@ -551,50 +555,42 @@ begin
         v_versions := cardinality(v_version_ids);
     elsif p_target = 'subject' then
         -- (the subject's beliefs the acting principal owns, an eraser's every one: another's stay, listed
-        -- as theirs to forget, kind belief; before, one refused the whole forget, so anyone's belief about
+        -- as theirs to forget by beliefdb._forget_mentions, kind belief; before, one refused the whole forget, so anyone's belief about
         -- a person kept the owner from forgetting them in their own memory)
         v_seeds := array(select b.id from beliefdb.belief b
                           where b.workspace_id = v_ws and b.subject = p_subject
                             and (v_eraser or b.owner is not distinct from v_principal));
-        select coalesce(jsonb_agg(jsonb_build_object(
-                   'kind', 'belief', 'id', b.id, 'field', 'subject', 'owner', b.owner,
-                   'hint', format('a belief of %s''s about this person: only %s (or a login granted beliefdb_eraser) '
-                                  'can forget it', b.owner, b.owner))
-                   order by b.recorded_at, b.id), '[]')
-          into v_theirs
-          from beliefdb.belief b
-         where b.workspace_id = v_ws and b.subject = p_subject and not v_eraser
-           and b.owner is distinct from v_principal;
         -- what the subject said: every turn of its speakers, in every version of every conversation,
         -- and each span to mask: the turn and its speaker's name in the line that labels it
         -- (beliefdb._turn_spans); with them every fragment within such a turn (a quote of part of it)
-        select coalesce(array_agg(t.id), '{}'), coalesce(array_agg(distinct t.source_id), '{}'),
-               -- (in a text waiting to be stored, a turn is found as a line lays it out: "Speaker: text"
-               -- or "**Speaker:** text")
-               coalesce(array_agg(distinct t.speaker || ': ' || t.text) || array_agg(distinct '**' || t.speaker || ':** ' || t.text),
-                        '{}')
-          into v_turns, v_turn_sources, v_turn_text
-          from (select f.id, f.text, f.speaker, v.source_id
-                  from beliefdb.fragment f
-                  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-                  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-                 where f.workspace_id = v_ws and f.speaker = any(coalesce(p_speakers, '{}'))
-                   and (v_eraser or s.owner is not distinct from v_principal)) t;
         -- (a conversation another principal owns is theirs to change, rule 17: its turns stay, listed,
         -- kind kept, by version; before, they refused the whole forget, so one turn of the person in
         -- anyone's conversation kept the owner from forgetting them in their own)
-        if not v_eraser then
-            select coalesce(array_agg(k.version order by k.version), '{}'), coalesce(array_agg('turn'::text order by k.version), '{}'),
-                   coalesce(array_agg(k.n order by k.version), '{}')
-              into v_kept_version, v_kept_what, v_kept_count
-              from (select f.source_version_id as version, count(*) as n
-                      from beliefdb.fragment f
-                      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-                      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-                     where f.workspace_id = v_ws and f.speaker = any(coalesce(p_speakers, '{}'))
-                       and s.owner is distinct from v_principal
-                     group by f.source_version_id) k;
-        end if;
+        with t as (
+            select f.id, f.text, f.speaker, f.source_version_id, v.source_id,
+                   v_eraser or s.owner is not distinct from v_principal as own
+              from beliefdb.fragment f
+              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+              join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+             where f.workspace_id = v_ws and f.speaker = any(coalesce(p_speakers, '{}'))
+        )
+        select coalesce(array_agg(t.id) filter (where t.own), '{}'),
+               coalesce(array_agg(distinct t.source_id) filter (where t.own), '{}'),
+               -- (in a text waiting to be stored, a turn is found as a line lays it out: "Speaker: text"
+               -- or "**Speaker:** text")
+               coalesce(array_agg(distinct t.speaker || ': ' || t.text) filter (where t.own), '{}')
+                   || coalesce(array_agg(distinct '**' || t.speaker || ':** ' || t.text) filter (where t.own), '{}'),
+               coalesce((select array_agg(k.version order by k.version)
+                           from (select distinct x.source_version_id as version from t x where not x.own) k), '{}')
+          into v_turns, v_turn_sources, v_turn_text, v_kept_version
+          from t;
+        select coalesce(array_agg('turn'::text), '{}'), coalesce(array_agg(k.n order by k.version), '{}')
+          into v_kept_what, v_kept_count
+          from (select f.source_version_id as version, count(*) as n
+                  from beliefdb.fragment f
+                 where f.workspace_id = v_ws and f.source_version_id = any(v_kept_version)
+                   and f.speaker = any(coalesce(p_speakers, '{}'))
+                 group by f.source_version_id) k;
         select coalesce(array_agg(x.version), '{}'), coalesce(array_agg(x.span), '{}')
           into v_turn_version, v_turn_span
           from beliefdb._turn_spans(v_ws, v_turns) x;
@@ -628,7 +624,8 @@ begin
         end if;
         -- (a subject whose only words wait to be stored, in a queued or proposed conversation, is
         -- forgotten there: beliefdb._redact_pending_speakers)
-        if cardinality(v_seeds) = 0 and cardinality(v_kept_version) = 0 and jsonb_array_length(v_theirs) = 0
+        if cardinality(v_seeds) = 0 and cardinality(v_kept_version) = 0
+           and not exists (select from beliefdb.belief b where b.workspace_id = v_ws and b.subject = p_subject)
            and not exists (select from beliefdb.job j
                             cross join lateral jsonb_array_elements(
                                 case when jsonb_typeof(j.payload -> 'turns') = 'array' then j.payload -> 'turns'
@@ -995,17 +992,11 @@ begin
         -- (and where the stored source texts still name it, or named it before it was masked there:
         -- kind text, after the rest; the speakers whose label names it: kind speaker; then the texts
         -- waiting to be stored: kind queued, proposed)
-        'mentions', v_theirs || case when p_target = 'subject' and v_listed
-                         -- (another's belief of the subject is listed once, as theirs to forget)
-                         then (select coalesce(jsonb_agg(x.m order by x.n), '[]')
-                                 from jsonb_array_elements(beliefdb._forget_mentions(v_ws, v_names)) with ordinality x (m, n)
-                                where not (x.m ->> 'kind' = 'belief'
-                                           and v_theirs @> jsonb_build_array(jsonb_build_object('id', x.m -> 'id'))))
-                              || (v_in_text -> 'mentions')
+        'mentions', case when p_target = 'subject' and v_listed
+                         then beliefdb._forget_mentions(v_ws, v_names, 100, p_subject) || (v_in_text -> 'mentions')
                               || (v_labels -> 'mentions') || (v_waiting -> 'mentions')
                          else '[]' end
-                    -- (the turns and quotes left in another's source: kind kept; another's beliefs about the
-                    -- subject: kind belief, first)
+                    -- (the turns and quotes left in another's source: kind kept)
                     || beliefdb._kept_entries(v_ws, v_kept_version, v_kept_what, v_kept_count),
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
