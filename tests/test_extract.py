@@ -289,6 +289,17 @@ def test_a_key_in_any_script_is_an_attribute() -> None:
         ("kv", "срок", "3 дня"), ("kv", "fee", "5 EUR")]
 
 
+def test_a_key_written_with_combining_marks_is_an_attribute() -> None:
+    # (trial: a key of Devanagari, Thai or Tamil, whose vowel signs are marks and not letters, and a key whose
+    # accent is a separate mark (NFD, as macOS file names and some editors write it), matched no rule)
+    assert triples("कीमत: 500 रुपये\nราคา: 100 บาท\nவிலை: 50\nGro\u0308\u00dfe: 43\n", "kv.md") == [
+        ("kv", "कीमत", "500 रुपये"), ("kv", "ราคา", "100 บาท"), ("kv", "விலை", "50"), ("kv", "groe", "43")]
+    # (named as the composed key is, so that both forms of one document name the same belief)
+    assert triples("Gro\u0308\u00dfe: 43\n", "kv.md") == triples("Größe: 43\n", "kv.md")
+    # (a mark alone opens no key)
+    assert triples("\u0301x: 1\n", "kv.md") == []
+
+
 # --- fragments ---------------------------------------------------------------------------------------
 
 def test_sentences_markdown_and_key_value_lines() -> None:

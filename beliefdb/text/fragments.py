@@ -21,6 +21,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Final, Literal, NamedTuple
 
+from beliefdb.text.marks import MARKS
+
 __all__ = ["KEY_VALUE_RE", "Fragment", "FragmentKind", "is_key_value", "iter_fragments", "split_fragments",
            "verbatim_spans"]
 
@@ -47,14 +49,17 @@ _TERMINATOR_RE: Final = re.compile(
 _HEADING_RE: Final = re.compile(r"#{1,6}(?:\s+|$)")
 _LIST_MARKER_RE: Final = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 
+#: a word of a key: letters and digits of any script with the marks written inside them (``कीमत``, a
+#: decomposed ``Größe``)
+_KEY_WORD: Final = rf"[^\W_](?:[^\W_]|[{MARKS}])*"
 KEY_VALUE_RE: Final = re.compile(
-    r"(?P<bold>\*\*|__)?(?P<key>[^\W_]+(?:-[^\W_]+)*(?: +[^\W_]+(?:-[^\W_]+)*){0,4})"
+    rf"(?P<bold>\*\*|__)?(?P<key>{_KEY_WORD}(?:-{_KEY_WORD})*(?: +{_KEY_WORD}(?:-{_KEY_WORD})*){{0,4}})"
     r"(?(bold)(?:(?P=bold):|:(?P=bold))\s+|(?::\s+|：\s*))(?P<value>\S.*)"
 )
-"""A ``Key: value`` line (list marker already removed): a key of 1-5 words of letters, digits and
-hyphens, a colon and whitespace (or a full-width colon ``：``, whitespace optional, as CJK text
-writes it), a non-empty value; the key may be in bold, with its colon or without (``**Key:** value``,
-``**Key**: value``, ``__Key:__ value``). Use with ``fullmatch``."""
+"""A ``Key: value`` line (list marker already removed): a key of 1-5 words of letters, digits (and the
+marks written inside them) and hyphens, a colon and whitespace (or a full-width colon ``：``, whitespace
+optional, as CJK text writes it), a non-empty value; the key may be in bold, with its colon or without
+(``**Key:** value``, ``**Key**: value``, ``__Key:__ value``). Use with ``fullmatch``."""
 
 _URL_SCHEMES: Final = frozenset({"http", "https", "ftp", "ftps", "sftp", "ssh", "git", "file", "mailto",
                                  "tel", "urn", "data", "ws", "wss"})
