@@ -19,6 +19,7 @@ import re
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -335,13 +336,47 @@ def test_the_clock_role_may_fix_the_clock_and_decay_stays_open_to_agents(db_url:
     with agent_session(login("beliefdb_clock"), ws, now=YESTERDAY) as conn:
         conn.execute("select beliefdb.ingest_version('as-of-tool', 'Returns are accepted within 5 days.')")
     assert su_all(db_url, "select extract(year from recorded_at)::int from beliefdb.source_version") == [(2020,)]
-    # decay as of a moment sets the clock for its own computation only: an agent may run it
+    # decay as of a moment sets the clock for its own computation only: an agent may preview it, and run
+    # it as of now
     with agent_session(login(), ws) as conn:
         row = conn.execute("select preview, now from beliefdb.decay('2030-01-01', 'decay', true)").fetchone()
         assert row is not None and row[0] is True and row[1].year == 2030
+        row = conn.execute("select preview, now from beliefdb.decay()").fetchone()
+        assert row is not None and row[0] is False and row[1].year < 2030
+        assert conn.execute("select current_setting('beliefdb.now', true)").fetchone() in ((None,), ("",))
+    # written as of a moment, by the clock's role only
+    with agent_session(login("beliefdb_clock"), ws) as conn:
         row = conn.execute("select now from beliefdb.decay('2030-01-01')").fetchone()
         assert row is not None and row[0].year == 2030
-        assert conn.execute("select current_setting('beliefdb.now', true)").fetchone() in ((None,), ("",))
+
+
+def test_an_agent_cannot_store_the_confidences_of_another_moment(db_url: str, bdb: beliefdb.BeliefDB,
+                                                                 login: Callable[..., str]) -> None:
+    """A DBA trial: an agent login that may not fix its clock passed a moment ten years ahead to decay, and
+    every belief of the workspace, whoever owned it, was stored with the confidence it would have then
+    (under the threshold: demoted in retrieval) until the next decay."""
+    held = bdb.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE, source="note",
+                        text=f"Note. {QUOTE}", authority="internal").accepted[0].id
+    before = su_all(db_url, "select confidence from beliefdb.belief")
+    events = su_all(db_url, "select count(*) from beliefdb.audit_event")
+    ws = bdb.database.workspace_id
+    with agent_session(login(), ws) as conn:
+        for moment in ("2036-01-01", "2020-01-01"):
+            with pytest.raises(psycopg.DatabaseError) as raised:
+                conn.execute("select * from beliefdb.decay(%s)", (moment,))
+            assert raised.value.sqlstate == "BD010"
+            assert "would store the confidences of that moment" in str(raised.value)
+            conn.rollback()
+        # (its preview says what that moment would make of them, and writes nothing)
+        row = conn.execute("select lowered, preview from beliefdb.decay('2036-01-01', 'decay', true)").fetchone()
+        assert row == (1, True)
+    assert su_all(db_url, "select confidence from beliefdb.belief") == before
+    assert su_all(db_url, "select count(*) from beliefdb.audit_event") == events
+    # (through the library too: its own error, nothing written)
+    with beliefdb.connect(login()) as agent, pytest.raises(errors.ClockNotAllowed):
+        agent.decay(now=datetime(2036, 1, 1, tzinfo=UTC))
+    assert [b.id for b in bdb.beliefs()] == [held]
+    assert su_all(db_url, "select confidence from beliefdb.belief") == before
 
 
 # --- defect 10: the audit chain takes events only from beliefdb's own changes --------------------

@@ -312,7 +312,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
 
     def decay(self, *, now: datetime | None = None, preview: bool = False) -> ConfidenceReport:
         """Apply confidence half-lives as of ``now`` (default: the clock), derived beliefs following
-        (rule 9); ``preview``: the same report, nothing written."""
+        (rule 9); ``preview``: the same report, nothing written. Written as of another moment only by a
+        login granted ``beliefdb_clock`` (:class:`~beliefdb.errors.ClockNotAllowed`)."""
         return lifecycle.decay(self.database, now, preview=preview)
 
     def recompute(self, *, preview: bool = False) -> ConfidenceReport:

@@ -33,7 +33,9 @@ def _counts(r: ConfidenceReport) -> str:
 
 @with_memory()
 def decay(
-    now: Annotated[str | None, typer.Option(help="Apply the half-lives as of this ISO 8601 moment (default: now).")]
+    now: Annotated[str | None, typer.Option(
+        help="Apply the half-lives as of this ISO 8601 moment (default: now). Written only by a login granted"
+             " beliefdb_clock; any login may --preview it.")]
         = None,
     preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
     *, memory: Memory,

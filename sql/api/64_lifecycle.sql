@@ -10,8 +10,9 @@
 -- fixpoint. A scheduler such as pg_cron can call it. p_preview: the same report, exactly, and
 -- nothing written (the run happens in a subtransaction that is rolled back).
 -- p_now moves the clock for computing only: the confidences are read with the clock at p_now, then
--- written with the session's own clock back, so an agent may decay as of any moment while a write
--- with a fixed clock stays refused to a login that may not fix it (BD010).
+-- written with the session's own clock back. What decay writes as of another moment than the clock
+-- is what the confidences will be (or were) then, not what they are: it is the call of a login that may
+-- fix its clock (beliefdb_clock), as a write with a fixed clock is (BD010); any login may preview it.
 create or replace function beliefdb.decay(p_now timestamptz default null, p_action text default 'decay',
                                           p_preview boolean default false)
 returns beliefdb.confidence_report
@@ -19,20 +20,8 @@ language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-declare
-    v_ws uuid := beliefdb._bound_workspace();
-    v_clock text := coalesce(current_setting('beliefdb.now', true), '');
-    v_at text;
-    v_now timestamptz;
-    v_low real := coalesce((select p.weight from beliefdb.confidence_policy p
-                             where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
-    v_old_ids uuid[];
-    v_old real[];
-    v_ids uuid[];
-    v_new real[];
-    v_raised uuid[];
-    v_result jsonb;
 begin
+    perform beliefdb._bound_workspace();
     if not pg_catalog.isfinite(p_now) then
         raise exception 'decay needs a moment in time, not %', p_now using errcode = 'BD005';
     end if;
@@ -46,52 +35,21 @@ begin
     end if;
     if p_preview then
         return jsonb_populate_record(null::beliefdb.confidence_report, beliefdb._dry_run(
-            'select to_jsonb(r) from beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'') r',
+            'select beliefdb._decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'')',
             jsonb_build_object('now', p_now, 'action', p_action)) || jsonb_build_object('preview', true));
     end if;
-    perform beliefdb.lock_workspace();
-    v_at := coalesce(p_now::text, v_clock);
-    select coalesce(array_agg(b.id), '{}'), coalesce(array_agg(b.confidence), '{}') into v_old_ids, v_old
-      from beliefdb.belief b where b.workspace_id = v_ws;
-    -- every belief, as of the moment (one statement for the set, beliefdb._confidences: a call of
-    -- confidence_factors per belief took 40 s for the 55,000 beliefs of a 100,000-node workspace)
-    perform set_config('beliefdb.now', v_at, true);
-    v_now := beliefdb.clock();
-    select m.o_ids, m.o_new, m.o_raised into v_ids, v_new, v_raised
-      from beliefdb._confidence_moves(v_ws, v_old_ids) m;
-    perform set_config('beliefdb.now', v_clock, true);
-    if cardinality(v_ids) > 0 then
-        update beliefdb.belief b
-           set confidence = c.new
-          from unnest(v_ids, v_new) as c (id, new)
-         where b.workspace_id = v_ws and b.id = c.id;
-        -- then what derives from those that moved, each once after what it derives from, at any depth
-        -- (as propagate does: beliefdb._propagate_confidence); a derived belief's confidence reads no
-        -- clock, so the session's own is back
-        perform beliefdb._propagate_confidence_from(v_ws, v_ids, v_raised);
+    if p_now is distinct from null and p_now is distinct from beliefdb.clock()
+       and not pg_catalog.pg_has_role(session_user, 'beliefdb_clock', 'member') then
+        raise exception 'decay as of % would store the confidences of that moment, not of now: login % may only preview it, or decay as of now',
+            p_now, session_user
+            using errcode = 'BD010',
+                  hint = 'beliefdb.decay(p_now => ..., p_preview => true) writes nothing; a login granted beliefdb_clock may write as of another moment';
     end if;
-    with compared as (
-        select o.old, b.confidence as new
-          from unnest(v_old_ids, v_old) as o (id, old)
-          join beliefdb.belief b on b.workspace_id = v_ws and b.id = o.id
-    )
-    select jsonb_build_object(
-        'now', v_now,
-        'beliefs', count(*),
-        'changed', count(*) filter (where c.new is distinct from c.old),
-        'lowered', count(*) filter (where c.new < c.old),
-        'raised', count(*) filter (where c.new > c.old),
-        'became_low', count(*) filter (where c.old >= v_low and c.new < v_low),
-        'recovered', count(*) filter (where c.old < v_low and c.new >= v_low),
-        'low_confidence', count(*) filter (where c.new < v_low),
-        'threshold', v_low)
-      into v_result
-      from compared c;
-    perform beliefdb._audit(p_action, v_result);
-    return jsonb_populate_record(null::beliefdb.confidence_report, v_result || jsonb_build_object('preview', false));
+    return jsonb_populate_record(null::beliefdb.confidence_report,
+                                 beliefdb._decay(p_now, p_action) || jsonb_build_object('preview', false));
 end
 $$;
-comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all confidences of the bound workspace as of a moment (half-lives, policy weights) to their fixpoint; counts of what moved (p_preview: nothing written)';
+comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all confidences of the bound workspace as of a moment (half-lives, policy weights) to their fixpoint; counts of what moved (p_preview: nothing written; another moment than now is written by a beliefdb_clock login only)';
 
 -- Process what expired (rule 16): the bound workspace's beliefs whose valid time ended since the
 -- last change stop being current, and what rests on them stops holding: decisions that lose their

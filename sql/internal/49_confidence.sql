@@ -471,3 +471,68 @@ begin
 end
 $$;
 comment on function beliefdb._propagate_confidence_from(uuid, uuid[], uuid[]) is 'Store the computed confidence of what derives from beliefs whose confidence moved, each once, in derivation order; returns how many it stored';
+
+-- What decay does once its arguments are checked: every confidence of the bound workspace computed as
+-- of p_now (null: the clock) and written, what derives from those that moved after them, one audit
+-- event named p_action; its report (confidence_report's fields but preview).
+create or replace function beliefdb._decay(p_now timestamptz, p_action text) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb._bound_workspace();
+    v_clock text := coalesce(current_setting('beliefdb.now', true), '');
+    v_at text;
+    v_now timestamptz;
+    v_low real := coalesce((select p.weight from beliefdb.confidence_policy p
+                             where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
+    v_old_ids uuid[];
+    v_old real[];
+    v_ids uuid[];
+    v_new real[];
+    v_raised uuid[];
+    v_result jsonb;
+begin
+    perform beliefdb.lock_workspace();
+    v_at := coalesce(p_now::text, v_clock);
+    select coalesce(array_agg(b.id), '{}'), coalesce(array_agg(b.confidence), '{}') into v_old_ids, v_old
+      from beliefdb.belief b where b.workspace_id = v_ws;
+    -- every belief, as of the moment (one statement for the set, beliefdb._confidences: a call of
+    -- confidence_factors per belief took 40 s for the 55,000 beliefs of a 100,000-node workspace)
+    perform set_config('beliefdb.now', v_at, true);
+    v_now := beliefdb.clock();
+    select m.o_ids, m.o_new, m.o_raised into v_ids, v_new, v_raised
+      from beliefdb._confidence_moves(v_ws, v_old_ids) m;
+    perform set_config('beliefdb.now', v_clock, true);
+    if cardinality(v_ids) > 0 then
+        update beliefdb.belief b
+           set confidence = c.new
+          from unnest(v_ids, v_new) as c (id, new)
+         where b.workspace_id = v_ws and b.id = c.id;
+        -- then what derives from those that moved, each once after what it derives from, at any depth
+        -- (as propagate does: beliefdb._propagate_confidence); a derived belief's confidence reads no
+        -- clock, so the session's own is back
+        perform beliefdb._propagate_confidence_from(v_ws, v_ids, v_raised);
+    end if;
+    with compared as (
+        select o.old, b.confidence as new
+          from unnest(v_old_ids, v_old) as o (id, old)
+          join beliefdb.belief b on b.workspace_id = v_ws and b.id = o.id
+    )
+    select jsonb_build_object(
+        'now', v_now,
+        'beliefs', count(*),
+        'changed', count(*) filter (where c.new is distinct from c.old),
+        'lowered', count(*) filter (where c.new < c.old),
+        'raised', count(*) filter (where c.new > c.old),
+        'became_low', count(*) filter (where c.old >= v_low and c.new < v_low),
+        'recovered', count(*) filter (where c.old < v_low and c.new >= v_low),
+        'low_confidence', count(*) filter (where c.new < v_low),
+        'threshold', v_low)
+      into v_result
+      from compared c;
+    perform beliefdb._audit(p_action, v_result);
+    return v_result;
+end
+$$;
+comment on function beliefdb._decay(timestamptz, text) is 'Internal: decay''s work once its arguments are checked: confidences as of a moment written, one audit event';
