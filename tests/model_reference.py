@@ -110,6 +110,7 @@ class Decision:
     reasons: list[UUID]
     status: str = "active"
     holds: bool = False
+    owner: str = ""            # rule 17: only its owner clears its flag
 
 
 @dataclass
@@ -117,6 +118,7 @@ class Action:
     decision: UUID
     status: str = "scheduled"
     released: bool = False     # a person released it: only a new flag may hold it again
+    owner: str = ""            # rule 17: only its owner releases or cancels it when held
 
 
 @dataclass(frozen=True)
@@ -536,7 +538,7 @@ class Model:
         if any(r in self.beliefs and self.beliefs[r].world != "production" for r in reasons):
             raise Refused("IntegrityViolation")
         i = self.new_id()
-        d = self.decisions[i] = Decision(list(reasons))
+        d = self.decisions[i] = Decision(list(reasons), owner=actor)
         if not reasons:
             d.status = "needs_review"
             self.items.append(Item("decision_flagged", i))
@@ -552,7 +554,7 @@ class Model:
         if d.status == "rejected" or (d.status == "needs_review" and not d.reasons):
             raise Refused("InvalidInput")
         i = self.new_id()
-        self.actions[i] = Action(decision)
+        self.actions[i] = Action(decision, owner=actor)
         self.review()
         return i
 
@@ -575,6 +577,12 @@ class Model:
                 self.beliefs[item.node].owner, self.beliefs[item.other].owner):  # type: ignore[index]
             raise Refused("NotOwner")
         if item.kind in ("version_proposed", "retraction_proposed") and self.sources[item.source].owner != actor:  # type: ignore[index]
+            raise Refused("NotOwner")
+        # a flag's verdict changes the decision's (or the held action's) status: its owner's (the decision's
+        # covers each of its actions, whoever made them)
+        if item.kind == "decision_flagged" and self.decisions[item.node].owner != actor:  # type: ignore[index]
+            raise Refused("NotOwner")
+        if item.kind == "action_held" and self.actions[item.node].owner != actor:  # type: ignore[index]
             raise Refused("NotOwner")
         if item.kind == "correction_proposed" and approved and stale:
             raise Refused("StaleCorrectionPreview")

@@ -245,6 +245,28 @@ def test_only_the_owner_retracts_a_belief(db_url: str, alice: beliefdb.BeliefDB,
     assert status_of(db_url, window)[0] == "retracted"
 
 
+def test_only_the_owner_clears_the_flag_of_a_decision_or_the_hold_of_an_action(
+        db_url: str, alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, window: UUID) -> None:
+    """An HTTP trial: another agent of the workspace approved alice's flagged decision, which released
+    her held action, and rejected another, which cancelled hers: the hold was undone by someone else."""
+    decision = alice.decide("Promise 7-day returns", because=[window]).id
+    action = alice.act(decision, "Email customer 1042").id
+    alice.retract(belief=window, reason="wrong")
+    flag, hold = open_items(db_url, "decision_flagged")[0][0], open_items(db_url, "action_held")[0][0]
+    before = snapshot(db_url, str(alice.database.workspace_id))
+    for item in (flag, hold):
+        for verdict in ("approved", "rejected"):
+            with pytest.raises(errors.NotOwner, match=r"owned by alice: only its owner can approve or reject .*"
+                                                      r"waits for alice"):
+                bob.resolve_review(item, verdict)
+    assert snapshot(db_url, str(alice.database.workspace_id)) == before
+    # the owner's verdict on the decision covers its actions
+    alice.resolve_review(flag, "approved")
+    assert su_all(db_url, "select status from beliefdb.decision where id = %s", (decision,)) == [("approved",)]
+    assert su_all(db_url, "select status from beliefdb.action where id = %s", (action,)) == [("scheduled",)]
+    assert open_items(db_url, "action_held") == []
+
+
 def test_a_stronger_rival_from_another_principal_raises_a_conflict(db_url: str, alice: beliefdb.BeliefDB,
                                                                    bob: beliefdb.BeliefDB, window: UUID) -> None:
     rival = bob.remember("Returns within 14 days", "return_policy", "window", "14 days",

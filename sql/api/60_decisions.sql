@@ -563,6 +563,10 @@ begin
     end if;
 
     if v_item.kind = 'decision_flagged' then
+        -- (the decision's status is its owner's to change, rule 17: another agent of the workspace
+        -- releasing the owner's held actions would undo the hold it is there for; the owner's verdict
+        -- covers every action of the decision)
+        perform beliefdb._require_owner(v_ws, v_item.node, 'approve or reject its flag');
         update beliefdb.decision set status = p_verdict, revision = revision + 1
          where workspace_id = v_ws and id = v_item.node;
         -- (rejected: an action a person released while the decision was flagged is cancelled too; what
@@ -576,6 +580,7 @@ begin
          where workspace_id = v_ws and kind = 'action_held' and status = 'open'
            and node in (select a.id from beliefdb.action a where a.workspace_id = v_ws and a.decision_id = v_item.node);
     elsif v_item.kind = 'action_held' then
+        perform beliefdb._require_owner(v_ws, v_item.node, 'approve or reject its hold');
         update beliefdb.action set status = case when p_verdict = 'approved' then 'scheduled' else 'cancelled' end
          where workspace_id = v_ws and id = v_item.node and status = 'held';
     elsif v_item.kind = 'correction_proposed' then
