@@ -388,6 +388,7 @@ def test_fragments_are_ordered_trimmed_disjoint_and_cover_the_text(text: str) ->
 @example("Owner: AliceReturns are accepted within 7 days of delivery. ...", "return-policy.md")
 @example("- The sky is x. . .", "notes.txt")
 @example("¹退货期限是七天。", "return-policy.md")  # found by hypothesis: "¹" was kept in the attribute
+@example("# 退货期限是七天。\nThe fee changed from 5 to 6.", "return-policy.md")  # hypothesis: "。" in a subject
 def test_every_candidate_quotes_its_fragment_exactly(text: str, source_name: str) -> None:
     found = RuleExtractor().extract(text, source_name=source_name)
     spans = set(split_fragments(text))

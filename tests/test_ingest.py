@@ -161,6 +161,21 @@ def test_restated_value_in_new_version_is_not_unsupported(bdb: beliefdb.BeliefDB
     assert statuses(bdb) == {"7 days": "current"}
 
 
+def test_a_second_space_typed_inside_a_value_changes_nothing(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    # (trial: "2 days per week" edited to "2 days  per week" superseded the belief, flagged the decision on it,
+    # and why showed the one replaced by the other as the same words)
+    (first,) = bdb.ingest(write_doc("hr.md", "Remote work is allowed 2 days per week.\nMax upload: 20 MB\n"))
+    assert isinstance(first, IngestReport)
+    remote, upload = (a.id for a in first.accepted)
+    decision = bdb.decide("Let the team work from home twice a week", because=[remote])
+    (second,) = bdb.ingest(write_doc("hr.md", "Remote work is allowed 2 days  per week.\nMax upload:  20\tMB\n"))
+    assert isinstance(second, IngestReport) and second.version == 2
+    assert second.accepted == [] and second.superseded == [] and second.unsupported == []
+    assert sorted(c.id for c in second.corroborated) == sorted([remote, upload])
+    assert {b.id: b.value for b in bdb.beliefs()} == {remote: "2 days per week", upload: "20 MB"}
+    assert [(d.id, d.status) for d in bdb.decisions()] == [(decision.id, "active")]
+
+
 def _counts(conn: psycopg.Connection[Any]) -> tuple[int, ...]:
     counts = tuple(scalar(conn, f"select count(*) from beliefdb.{table}")  # literal table names
                    for table in ("audit_event", "source_version", "fragment", "evidence", "belief", "relation"))

@@ -211,9 +211,11 @@ def _latin(ch: str) -> bool:
 
 def cjk_name(phrase: str) -> str:
     # NFKC first, so that "¹" or a full-width "Ａ" is the digit or letter it stands for; any other
-    # letter or digit that is neither CJK nor ASCII would make a name that fits no name's pattern
+    # letter or digit that is neither CJK nor ASCII would make a name that fits no name's pattern, and so
+    # would the CJK block's punctuation ("。", "、", "「": a heading that ends a sentence named its section
+    # "退货期限是七天。")
     folded = unicodedata.normalize("NFKC", phrase).lower()
-    return "".join(ch for ch in folded if is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
+    return "".join(ch for ch in folded if (is_cjk(ch) and ch.isalnum()) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
 
 
 # Chinese pronouns and demonstratives: no thing a phrase names ("这是一个测试。", "我是学生。": no fact, as

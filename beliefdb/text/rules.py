@@ -102,12 +102,14 @@ _NEGATION: Final = re.compile(r"(?:not|no longer|never)\b", _FLAGS)
 
 
 def _clean_value(raw: str, *, sentence: bool) -> str | None:
-    """The value without surrounding whitespace and its trailing ``.``/``!``, or None.
+    """The value without surrounding whitespace and its trailing ``.``/``!``, each run of whitespace inside
+    it one space, or None.
 
     The whole trailing run of terminators and whitespace goes, so a tail like ``1. ...`` or ``x. . .``
-    leaves ``1`` or ``x``, never a value ending in ``.`` (one backward scan: linear).
+    leaves ``1`` or ``x``, never a value ending in ``.`` (one backward scan: linear). A second space typed
+    inside (``2 days  per week``) says the same: the same value, not a new one that supersedes it.
     """
-    value = raw.strip()
+    value = " ".join(raw.split())
     end = len(value)
     while end and (value[end - 1] in _TERMINAL or value[end - 1].isspace()):
         end -= 1
