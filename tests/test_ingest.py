@@ -176,6 +176,24 @@ def test_a_second_space_typed_inside_a_value_changes_nothing(bdb: beliefdb.Belie
     assert [(d.id, d.status) for d in bdb.decisions()] == [(decision.id, "active")]
 
 
+def test_a_tie_a_value_back_in_force_opens_is_in_the_report(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    # (trial: 10 -> 12 -> 10 -> "15, 12": 12 came back in force beside the new 15, both conflicting, and the
+    # report's conflicts were empty: the user was not told a person must choose)
+    ids = {}
+    for text in ("Rate: 10 percent\n", "Rate: 12 percent\n", "Rate: 10 percent\n"):
+        (report,) = bdb.ingest(write_doc("rate.md", text))
+        assert isinstance(report, IngestReport) and report.conflicts == []
+        ids.update({a.value: a.id for a in report.accepted})
+    (report,) = bdb.ingest(write_doc("rate.md", "Rate: 15 percent\nRate: 12 percent\n"))
+    assert isinstance(report, IngestReport)
+    ids.update({a.value: a.id for a in report.accepted})
+    assert {b.value: b.status for b in bdb.beliefs(include_all=True)} == {
+        "10 percent": "superseded", "12 percent": "conflicting", "15 percent": "conflicting"}
+    assert [{c.a, c.b} for c in report.conflicts] == [{ids["12 percent"], ids["15 percent"]}]
+    assert "a person must choose" in report.conflicts[0].reason
+    assert [c.id for c in report.current_again] == [ids["12 percent"]]
+
+
 def _counts(conn: psycopg.Connection[Any]) -> tuple[int, ...]:
     counts = tuple(scalar(conn, f"select count(*) from beliefdb.{table}")  # literal table names
                    for table in ("audit_event", "source_version", "fragment", "evidence", "belief", "relation"))

@@ -1078,9 +1078,25 @@ as $$
               left join beliefdb.decision d on n.kind = 'decision' and d.workspace_id = n.workspace_id and d.id = n.id
               left join beliefdb.action a on n.kind = 'action' and a.workspace_id = n.workspace_id and a.id = n.id),
             '[]'),
+        -- the claims' own ties, then those a belief back in force opened when it met its rivals in the
+        -- propagation (a value this version brings back, beside a new one): a person must choose, and
+        -- the report is where the ingesting user learns it
+        'conflicts', coalesce(p_outcome -> 'conflicts', '[]') || coalesce((
+            select jsonb_agg(jsonb_build_object('a', i.node, 'b', i.other_node, 'reason', i.reason)
+                             order by i.created_at, i.id)
+              from (select distinct i.id, i.node, i.other_node, i.reason, i.created_at
+                      from jsonb_array_elements_text(p_changes -> 'became_current') x
+                     cross join lateral (select i.id, i.node, i.other_node, i.reason, i.created_at
+                                           from beliefdb.review_item i
+                                          where i.workspace_id = p_workspace_id and i.kind = 'conflict'
+                                            and i.status = 'open' and x::uuid in (i.node, i.other_node)
+                                         offset 0) i) i
+             where not exists (select from jsonb_array_elements(coalesce(p_outcome -> 'conflicts', '[]')) as c (item)
+                                where ((c.item ->> 'a')::uuid, (c.item ->> 'b')::uuid)
+                                      in ((i.node, i.other_node), (i.other_node, i.node)))), '[]'),
         'changes', coalesce(p_changes, beliefdb._empty_changes()))
 $$;
-comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, every supersession it made, beliefs left unsupported, decisions flagged, actions held, what is current again';
+comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, every supersession and tie it made, beliefs left unsupported, decisions flagged, actions held, what is current again';
 
 -- Grow a conversation's version in place by the turns p_content has after the version's text
 -- (rule 18; of a retracted source, its latest version, kept as history until it is restored): the version's text is kept as stored (what was forgotten stays masked, rule 14) and
