@@ -664,7 +664,8 @@ def test_the_model_itself() -> None:
     assert [i.kind for i in m.items] == ["version_proposed", "decision_flagged", "action_held"]
     m.retract("alice", "b.md", undo=False)  # rule 3: what superseded it stops holding
     assert (m.beliefs[seven].status, m.beliefs[fifteen].status) == ("current", "unsupported")
-    assert m.decisions[decision] == Decision([seven], "needs_review", holds=True, owner="alice")  # a flag waits for a person
+    # a flag waits for a person
+    assert m.decisions[decision] == Decision([seven], "needs_review", holds=True, owner="alice")
     m.ingest("alice", "a.md", text_of(["P7"], filler=True), ["P7"], "ingest")  # rule 2: a repeated quote
     assert m.beliefs[seven].current
     m.ingest("alice", "a.md", text_of([], filler=True), [], "ingest")  # ... and a dropped one
