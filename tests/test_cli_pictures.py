@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
+import psycopg
 import pytest
 from conftest import Cli
 from pictures_story import Story, story  # noqa: F401  (the module's fixture)
@@ -84,6 +86,41 @@ def test_impact_json_is_as_before(before: Cli, story: Story) -> None:  # noqa: F
     named = before.json("impact", str(story.before["seven"]))
     assert set(named) == {"stops_holding", "stops_current", "becomes_current", "flagged", "held", "still_supported"}
     assert str(story.before["refuse"]) in named["flagged"]
+
+
+def test_impact_of_a_version_says_that_version_is_retracted_and_which_comes_back(
+        cli: Cli, write_doc: Any, db_url: str) -> None:
+    """A version of a source asked about by its id: the text names that version, says how many of its quotes
+    stop counting and that the version before comes back into force with how many (what retract's preview
+    says), and does not mark the source as stopping to hold; a label that only repeats the number is said
+    once. (It said "policy.md ... would stop holding", every quote of both versions stopping, "v2 v2".)"""
+    path = write_doc("policy.md", "Returns: 7 days\nShipping: free over 50 EUR\nSupport hours: 9 to 17\n")
+    cli("ingest", path, "--authority", "official", "--version-label", "v3.2")
+    path.write_text("Returns: 15 days\nShipping: free over 40 EUR\nSupport hours: 9 to 17\n", encoding="utf-8")
+    cli("ingest", path, "--version-label", "v2")
+    with psycopg.connect(db_url) as conn:
+        row = conn.execute("select v.id, v.source_id from beliefdb.source_version v where v.version = 2").fetchone()
+    assert row is not None
+    version, source = row
+    named = cli.json("impact", str(version))
+    stops = [x for x in named["stops_holding"] if x["kind"] == "fragment"]
+    back = [x for x in named["becomes_current"] if x["kind"] == "fragment"]
+    assert len(stops) == len(back) == 3
+    previewed = cli.json("retract", "--source", "policy.md", "--version", "2", "--preview")
+    assert {x["id"] for x in stops} <= set(previewed["stopped_holding"])
+    assert {x["id"] for x in back} <= set(previewed["became_current"])
+    text = cli("impact", str(version)).stdout
+    assert text.startswith("If this were wrong: policy.md version 2\n"), text
+    assert text.splitlines()[1] == ("  would stop holding: 2 · would be flagged: 0 · would be held: 0"
+                                    " · would be current again: 2"), text
+    assert f"\n  source [{short(source)}] policy.md  [in use]\n      official, document, v2\n" in text, text
+    assert ("      version 2 would be retracted: 3 quote(s) of it would stop counting;"
+            " version 1 (v3.2) would be back in force: 3 quote(s) of it would count again\n") in text, text
+    assert "6 quote(s)" not in text and "v2 v2" not in text
+    # the whole source: every quote in force stops counting, nothing comes back
+    whole = cli("impact", "policy.md").stdout
+    assert f"  source [{short(source)}] policy.md  [in use] — would stop holding\n      official, document, v2\n" \
+           "      3 quote(s) of it would stop counting\n" in whole, whole
 
 
 # --- why ----------------------------------------------------------------------------------------

@@ -135,6 +135,47 @@ def test_preview_shows_flags_holds_and_what_other_support_keeps(bdb: beliefdb.Be
                              {world.a1: "scheduled", world.a3: "scheduled"})
 
 
+BLANK = ("", "   ", "\t\n")
+REFUSED = "a correction needs the new statement"
+
+
+@pytest.mark.parametrize("statement", BLANK, ids=["empty", "spaces", "tab and newline"])
+def test_a_preview_refuses_a_blank_statement_as_the_apply_does(bdb: beliefdb.BeliefDB, su: Su, world: World,
+                                                                statement: str) -> None:
+    """Rule 7: the preview is what the apply does, refusals included. A blank statement is refused by the
+    apply; its preview answered a full report (an empty one read as no statement, the belief's own; one of
+    spaces previewed a correction to spaces). Now both refuse it alike and write nothing; a preview without
+    a statement (None) still shows what depends on the belief."""
+    before = su.counts()
+    with pytest.raises(errors.InvalidInput) as applied:
+        bdb.apply_correction(world.x, statement, reviewer="rita", expect_revision=revision(bdb, world.x))
+    with pytest.raises(errors.InvalidInput) as previewed:
+        bdb.preview_correction(world.x, statement)
+    with pytest.raises(errors.InvalidInput) as with_a_value:
+        bdb.preview_correction(world.x, statement, "14 days")
+    assert previewed.value.message == with_a_value.value.message == applied.value.message == REFUSED
+    assert su.counts() == before
+    assert bdb.preview_correction(world.x).would_flag == [world.d1]
+
+
+@pytest.mark.parametrize("statement", BLANK[:2], ids=["empty", "spaces"])
+def test_the_sql_preview_refuses_a_blank_statement_as_the_sql_apply_does(bdb: beliefdb.BeliefDB, su: Su,
+                                                                        world: World, statement: str) -> None:
+    """The same in SQL, where the apply's check lives (beliefdb.apply_correction): a psql caller's preview
+    refuses what its apply refuses, with the same code (BD005) and words, an unknown belief or not."""
+    before = su.counts()
+    said = {}
+    for door, call in (("apply", "select * from beliefdb.apply_correction(%s, %s, null, 'rita', null, 1)"),
+                       ("preview", "select * from beliefdb.correction_preview(%s, %s)"),
+                       ("preview with a value", "select * from beliefdb.correction_preview(%s, %s, '14 days')")):
+        for belief in (str(world.x), "ffffffff"):
+            with pytest.raises(errors.InvalidInput) as refused, bdb.database.transaction() as conn:
+                conn.execute(call, (belief, statement))
+            said[door, belief] = refused.value.message
+    assert set(said.values()) == {REFUSED}, said
+    assert su.counts() == before
+
+
 def test_preview_reaches_through_derived_beliefs(bdb: beliefdb.BeliefDB, world: World) -> None:
     derived = bdb.derive("Late returns are refused", "return_policy", "late", "refused", [world.x]).id
     d4 = bdb.decide("Refuse late returns", because=[derived]).id
@@ -396,6 +437,23 @@ def test_cli_stale_apply_fails_with_its_code(cli: Cli, bdb: beliefdb.BeliefDB, s
     result = cli.fail("correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--apply",
                       "--expect-revision", str(rev + 1), "--json")
     assert json.loads(result.stdout)["error"] == "stale_correction_preview"
+    assert su.counts() == before
+
+
+def test_cli_preview_refuses_a_blank_statement_as_the_apply_does(cli: Cli, bdb: beliefdb.BeliefDB, su: Su,
+                                                                 world: World) -> None:
+    """``correct ID '' --preview`` exited 0 with a full report while ``--apply`` exits 1 with invalid_input:
+    the preview refuses it the same way, in text and in JSON, and writes nothing."""
+    before = su.counts()
+    rev = str(revision(bdb, world.x))
+    for statement in BLANK:
+        applied = cli.error("correct", str(world.x), statement, "--reviewer", "rita", "--apply",
+                            "--expect-revision", rev, code="invalid_input")
+        previewed = cli.error("correct", str(world.x), statement, "--preview", code="invalid_input")
+        assert previewed == applied == {"error": "invalid_input", "message": REFUSED}
+        assert cli.one_line_error("correct", str(world.x), statement, "--preview") == f"error: {REFUSED}"
+        assert cli.one_line_error("correct", str(world.x), statement, "--reviewer", "rita", "--apply",
+                                  "--expect-revision", rev) == f"error: {REFUSED}"
     assert su.counts() == before
 
 

@@ -1225,12 +1225,16 @@ select e.belief_id, v.source_id, e.quote,
    and (%(as_of)s::timestamptz is null or e.created_at <= %(as_of)s)
  order by e.belief_id, live desc, v.version desc, f.start_offset;
 
--- graph_fragment_sources --
--- The source of each of these fragments
-select f.id, v.source_id
+-- graph_fragment_versions --
+-- The source version of each of these fragments and source versions (a version's own): its id, source, number and label
+select f.id, v.id as version_id, v.source_id, v.version, v.label
   from beliefdb.fragment f
   join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
- where f.id = any(%(ids)s::uuid[]);
+ where f.workspace_id = beliefdb.current_workspace_id() and f.id = any(%(ids)s::uuid[])
+union all
+select v.id, v.id, v.source_id, v.version, v.label
+  from beliefdb.source_version v
+ where v.workspace_id = beliefdb.current_workspace_id() and v.id = any(%(ids)s::uuid[]);
 
 -- graph_out --
 -- The reasons these nodes are part of (recorded by as_of, all when null): antecedent, consequent and its kind, edge kind, whether the reason is live (every antecedent current; as of a moment: then)

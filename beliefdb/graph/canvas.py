@@ -14,6 +14,7 @@ from typing import Any
 from uuid import UUID
 
 from beliefdb.models.graph import NODE_KINDS, Graph, GraphEdge, GraphNode, Page
+from beliefdb.render.pictures.labels import version_label
 
 #: How each propagating edge kind of the support graph reads, from antecedent to consequent.
 EDGE_RELATIONS = {
@@ -105,7 +106,8 @@ class Canvas:
     def add_sources(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Rows of ``graph_sources``: a reviewer's correction source is drawn as its correction."""
         for r in rows:
-            version = f"v{r['version']}" + (f" {r['label']}" if r["label"] else "") if r["version"] else ""
+            more = version_label(r["version"], r["label"]) if r["version"] else None
+            version = f"v{r['version']}" + (f" {more}" if more else "") if r["version"] else ""
             shown = self._world(r["id"], r.get("world"),
                                 ", ".join(x for x in (r["authority"], r["origin_type"], version) if x))
             if shown is None:

@@ -1,8 +1,9 @@
 """``impact`` as a picture: "if this were wrong". Every mark is a row of ``beliefdb.impact`` (the
 same dry run ``impact --json`` prints): what would stop holding, stop being current (and still hold:
 superseded anew by what the change brings back), be current again, be flagged, be held, and what
-survives on other support, with the nodes it survives on. A fragment that would stop counting is
-folded into its source, which carries the mark.
+survives on other support, with the nodes it survives on. A fragment that would stop counting (or count
+again) is folded into its source, which carries the mark and says how many quotes of which version: a
+retracted version of a source whose older version comes back into force is not the source stopping to hold.
 
 A large answer is drawn a page at a time (``limit`` marked nodes from ``offset``, in a fixed order:
 the sources asked about, then decisions flagged, actions held, what stops holding, what stops being
@@ -21,7 +22,7 @@ from beliefdb.graph import read
 from beliefdb.graph.canvas import Canvas
 from beliefdb.models import ImpactRow
 from beliefdb.models.graph import Graph, Page
-from beliefdb.render.pictures.labels import IMPACT_TITLE
+from beliefdb.render.pictures.labels import IMPACT_TITLE, version_name
 from beliefdb.store import retraction
 
 #: the mark each effect of ``beliefdb.impact`` gives
@@ -59,7 +60,10 @@ def impact_graph(db: Database, refs: Sequence[str | UUID], *, limit: int | None 
                 if worlds.get(t["id"], "production") != "production":
                     raise read.not_production(str(ref), worlds[t["id"]])
             every = [r for r in every if worlds.get(r.node, "production") == "production"]
-        fragments = read.fragment_sources(db, [r.node for r in every if r.kind == "fragment"], c)
+        # the version of each fragment, and of each version asked about
+        versions = read.fragment_versions(db, [r.node for r in every if r.kind == "fragment"]
+                                          + [t["id"] for t in targets if _is_version(t)], c)
+        fragments = {f: v["source_id"] for f, v in versions.items()}
         focus = [t["source_id"] or t["id"] for t in targets]
         marked = _in_order(every, fragments, focus)
         drawn = marked if limit is None else marked[offset:offset + limit]
@@ -81,11 +85,20 @@ def impact_graph(db: Database, refs: Sequence[str | UUID], *, limit: int | None 
         canvas.relations(r for r in history if r["new_belief"] in canvas.nodes and r["old_belief"] in canvas.nodes)
         canvas.wanted.clear()
         canvas.sources.clear()
-    _mark(canvas, rows, fragments)
-    names = ", ".join(canvas.label(f) for f in dict.fromkeys(focus))
+    asked = {t["id"] for t in targets if _is_version(t)}
+    _mark(canvas, rows, versions, asked)
+    # a version asked about is named as such: the source stays, that version of it is retracted
+    names = ", ".join(dict.fromkeys(
+        canvas.label(f) + (f" {version_name(versions[t['id']]['version'], versions[t['id']]['label'])}"
+                           if _is_version(t) else "") for f, t in zip(focus, targets, strict=True)))
     page = Page(offset, len(drawn), len(marked)) if limit is not None else None
     return canvas.graph(f"{IMPACT_TITLE}: {names}", focus, truncated=len(drawn) < len(marked), page=page,
-                        totals=_totals(every, fragments))
+                        totals=_totals(every, versions, asked))
+
+
+def _is_version(target: read.Row) -> bool:
+    """Whether a resolved reference is a source version (not a node, not the whole source)."""
+    return target["kind"] is None and target["source_id"] not in (None, target["id"])
 
 
 def _marks(row: ImpactRow, fragments: dict[UUID, UUID]) -> UUID:
@@ -104,29 +117,71 @@ def _in_order(rows: Sequence[ImpactRow], fragments: dict[UUID, UUID], focus: Seq
     return sorted(first, key=first.__getitem__)
 
 
-def _totals(rows: Sequence[ImpactRow], fragments: dict[UUID, UUID]) -> tuple[tuple[str, int], ...]:
-    """How many nodes each mark names in the whole answer (a source once for all its quotes)."""
+def _totals(rows: Sequence[ImpactRow], versions: dict[UUID, read.Row],
+            asked: set[UUID]) -> tuple[tuple[str, int], ...]:
+    """How many nodes each mark names in the whole answer (a source once for all its quotes, by the mark
+    its quotes give it)."""
     named: dict[str, set[UUID]] = {}
     for r in rows:
-        named.setdefault(EFFECT_MARKS.get(r.effect, r.effect), set()).add(_marks(r, fragments))
+        if r.kind != "fragment":
+            named.setdefault(EFFECT_MARKS.get(r.effect, r.effect), set()).add(r.node)
+    for source, (mark, _) in _folded(rows, versions, asked).items():
+        if mark is not None:
+            named.setdefault(mark, set()).add(source)
     return tuple((mark, len(nodes)) for mark, nodes in named.items())
+
+
+def _folded(rows: Sequence[ImpactRow], versions: dict[UUID, read.Row],
+            asked: set[UUID]) -> dict[UUID, tuple[str | None, list[str]]]:
+    """The mark and the notes each source carries for its fragments' rows. Its quotes that would stop
+    counting, by the version asked about they are of (``version 2 would be retracted: ...``; others at
+    once, as of a whole source or a fragment), then those of an older version that would count again, back
+    in force. The source would stop holding when quotes of it stop counting and none comes back; a version
+    retracted and another back in force is not marked (the notes say it)."""
+    # per source, per version (its id, number and label): how many quotes stop counting, how many come back
+    stop: dict[UUID, dict[tuple[UUID, int, str | None], int]] = {}
+    back: dict[UUID, dict[tuple[UUID, int, str | None], int]] = {}
+    for r in rows:
+        if r.kind != "fragment":
+            continue
+        v = versions[r.node]
+        key = (v["version_id"], v["version"], v["label"])
+        counts = (back if r.effect == "becomes_current" else stop).setdefault(v["source_id"], {})
+        counts[key] = counts.get(key, 0) + 1
+    folded: dict[UUID, tuple[str | None, list[str]]] = {}
+    for source in dict.fromkeys([*stop, *back]):
+        notes: list[str] = []
+        others = 0
+        for (version_id, number, label), count in sorted(stop.get(source, {}).items(), key=lambda x: -x[0][1]):
+            if version_id in asked:
+                notes.append(f"{version_name(number, label)} would be retracted: {count} quote(s) of it would stop"
+                             " counting")
+            else:
+                others += count
+        if others:
+            notes.append(f"{others} quote(s) of it would stop counting")
+        notes += [f"{version_name(number, label)} would be back in force: {count} quote(s) of it would count again"
+                  for (_, number, label), count in sorted(back.get(source, {}).items(), key=lambda x: -x[0][1])]
+        folded[source] = ("stops_holding" if source in stop and source not in back else None, notes)
+    return folded
 
 
 def _survives_on(rows: Sequence[ImpactRow]) -> set[UUID]:
     return {UUID(str(x)) for r in rows if r.effect == "survives" for group in r.detail.get("by", []) for x in group}
 
 
-def _mark(canvas: Canvas, rows: Sequence[ImpactRow], fragments: dict[UUID, UUID]) -> None:
-    folded: dict[UUID, int] = {}
+def _mark(canvas: Canvas, rows: Sequence[ImpactRow], versions: dict[UUID, read.Row], asked: set[UUID]) -> None:
     for r in rows:
         if r.kind == "fragment":
-            source = fragments[r.node]
-            folded[source] = folded.get(source, 0) + 1
             continue
         note = ""
         if r.effect == "survives":
             note = "survives on " + "; or ".join(
                 " and ".join(f'"{canvas.label(UUID(str(x)))}"' for x in group) for group in r.detail.get("by", []))
         canvas.mark(r.node, EFFECT_MARKS.get(r.effect, r.effect), note)
-    for source, count in folded.items():
-        canvas.mark(source, "stops_holding", f"{count} quote(s) of it would stop counting")
+    for source, (mark, notes) in _folded(rows, versions, asked).items():
+        for note in notes:
+            if mark is None:
+                canvas.note(source, note)
+            else:
+                canvas.mark(source, mark, note)

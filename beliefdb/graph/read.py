@@ -67,9 +67,11 @@ def evidence(db: Database, beliefs: Iterable[UUID], as_of: datetime | None, conn
     return rows
 
 
-def fragment_sources(db: Database, fragments: Iterable[UUID], conn: Conn) -> dict[UUID, UUID]:
-    rows = db.fetch_all(dict, Q.graph_fragment_sources, {"ids": _ids(fragments)}, conn)
-    return {r["id"]: r["source_id"] for r in rows}
+def fragment_versions(db: Database, ids: Iterable[UUID], conn: Conn) -> dict[UUID, Row]:
+    """The source version of each of these fragments and versions (a version's own): ``version_id``,
+    ``source_id``, ``version`` (its number) and ``label``."""
+    rows = db.fetch_all(dict, Q.graph_fragment_versions, {"ids": _ids(ids)}, conn)
+    return {r["id"]: r for r in rows}
 
 
 def out_edges(db: Database, ids: Iterable[UUID], as_of: datetime | None, conn: Conn) -> list[Row]:

@@ -25,7 +25,10 @@ def preview(db: Database, belief: str | UUID, statement: str | None = None, valu
     """Exactly what correcting ``belief`` (with ``statement`` and ``value``, if given) would change:
     decisions flagged, actions held, decisions left supported, what stops being or becomes current,
     with the revision it saw. For another principal's belief the apply only proposes the correction
-    (``proposed``) and ``if_approved`` shows what the owner's approval would change."""
+    (``proposed``) and ``if_approved`` shows what the owner's approval would change. Without ``statement``,
+    the belief's own; a blank one is refused as :func:`apply` refuses it."""
+    if statement is not None:
+        _check_statement(statement)
     seen: CorrectionPreview = db.fetch_one(composites.correction_preview, Q.correction_preview,
                                            (str(belief), statement, value), conn)
     return seen
@@ -41,8 +44,7 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
     A belief the session's principal does not own is not changed: the correction is proposed to
     its owner in the review queue (``proposed``, ``review_item``). A replacement stored without its
     embedding says why (``embedding_deferred``)."""
-    if not statement.strip():
-        raise errors.InvalidInput("a correction needs the new statement")
+    _check_statement(statement)
     if not reviewer.strip():
         raise errors.InvalidInput(f"a correction needs {errors.argument('reviewer')}")
     check_integer(expect_revision, "expect_revision")
@@ -57,3 +59,10 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
         return result
     deferred = embed_written(db, [result.replacement], conn)
     return replace(result, embedding_deferred=deferred) if deferred else result
+
+
+def _check_statement(statement: str) -> None:
+    """What the apply refuses of a statement, and so its preview (the database refuses it too:
+    ``beliefdb.apply_correction``, ``beliefdb.correction_preview``)."""
+    if not statement.strip():
+        raise errors.InvalidInput("a correction needs the new statement")

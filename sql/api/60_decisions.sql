@@ -205,8 +205,9 @@ comment on function beliefdb.derive(text, text, text, text, text[], text) is 'Re
 -- What correcting a belief would do, before doing it (rule 7): the revision it saw, and exactly
 -- what the apply would change (the correction itself runs in a rolled-back subtransaction): the
 -- decisions that would be flagged, the actions held, the decisions other support keeps, and
--- what stops being or becomes current. Without a statement, the belief's own (what depends on
--- the old belief is the same whatever replaces it; its rivals under rule 8 may not be). A belief
+-- what stops being or becomes current. Without a statement (null), the belief's own (what depends on
+-- the old belief is the same whatever replaces it; its rivals under rule 8 may not be); a statement
+-- given blank is refused as the apply refuses it (BD005), before the belief is looked up. A belief
 -- another principal owns is not changed by an apply, only proposed to its owner: the preview
 -- says so, and shows under if_approved what the owner's approval would change (as impact's rows,
 -- beliefdb.change_rows): approving applies the proposal as the owner's own correction
@@ -233,6 +234,11 @@ declare
     v_run text := 'select (beliefdb._apply_correction_core(($1 ->> ''workspace'')::uuid, ($1 ->> ''belief'')::uuid, $1 ->> ''statement'', $1 ->> ''value'', ''preview'', null, null) -> ''changes'')';
     v_args jsonb;
 begin
+    -- what beliefdb.apply_correction refuses of the statement, the preview refuses (rule 7: the preview
+    -- is what the apply does, and a blank statement is no correction the apply makes)
+    if p_statement is not null and btrim(p_statement) = '' then
+        raise exception 'a correction needs the new statement' using errcode = 'BD005';
+    end if;
     select * into v_old from beliefdb.belief b
      where b.workspace_id = v_ws and b.id = (select beliefdb.resolve_belief(p_belief));
     if not found then
@@ -248,7 +254,7 @@ begin
             jsonb_build_object('workspace', v_ws, 'belief', v_old.id)) ->> 'revision')::integer;
     end if;
     v_args := jsonb_build_object('workspace', v_ws, 'belief', v_old.id,
-                                 'statement', coalesce(nullif(p_statement, ''), v_old.statement), 'value', p_value);
+                                 'statement', coalesce(p_statement, v_old.statement), 'value', p_value);
     if beliefdb._correction_is_proposal(v_old) then
         -- the owner's approval: the same correction, acting as the owner for its dry run only (the
         -- setting is put back after it, and an error ends it with the statement)

@@ -32,6 +32,17 @@ def shorten(text: str, width: int = WIDTH) -> str:
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
+def version_label(version: int, label: str | None) -> str | None:
+    """A source version's label when it says more than its number (``v2`` of version 2 says nothing more)."""
+    return label if label and label.strip().casefold() != f"v{version}" else None
+
+
+def version_name(version: int, label: str | None) -> str:
+    """A source version in words: ``version 2``, ``version 1 (v3.2)``."""
+    more = version_label(version, label)
+    return f"version {version}" + (f" ({more})" if more else "")
+
+
 def short_id(node: GraphNode) -> str:
     return str(node.id)[:8]
 
