@@ -4,13 +4,14 @@ sources, scope and valid time, as-of reads, remember() through the same gate, an
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 import psycopg
 import pytest
-from conftest import url_at
+from conftest import Cli, url_at
 
 import beliefdb
 from beliefdb.models import Belief, IngestFailure, IngestReport
@@ -192,6 +193,37 @@ def test_a_tie_a_value_back_in_force_opens_is_in_the_report(bdb: beliefdb.Belief
     assert [{c.a, c.b} for c in report.conflicts] == [{ids["12 percent"], ids["15 percent"]}]
     assert "a person must choose" in report.conflicts[0].reason
     assert [c.id for c in report.current_again] == [ids["12 percent"]]
+
+
+def test_a_renamed_label_says_the_belief_its_line_kept_now_reads_as_another(bdb: beliefdb.BeliefDB,
+                                                                            write_doc: Any) -> None:
+    # (trial: "- Passwords:" renamed "- Credentials:" left password / rotation current by its repeated quote
+    # (rule 2) beside the new credential / rotation, silently, and ask ranked the old one first)
+    (first,) = bdb.ingest(write_doc("security.md", "- Passwords:\n  - Rotation: 90 days\n  - Owner: IT\n"))
+    assert isinstance(first, IngestReport)
+    rotation, owner = (a.id for a in first.accepted)
+    (second,) = bdb.ingest(write_doc("security.md", "- Credentials:\n  - Rotation: 90 days\n  - Owner: IT\n"))
+    assert isinstance(second, IngestReport)
+    now = {(a.subject, a.attribute): a.id for a in second.accepted}
+    assert set(now) == {("credential", "rotation"), ("credential", "owner")}
+    assert sorted(second.reverified) == sorted([rotation, owner])
+    assert [(r.id, r.subject, r.attribute, r.value, r.now, r.now_subject, r.now_attribute) for r in second.reread] == [
+        (rotation, "password", "rotation", "90 days", now[("credential", "rotation")], "credential", "rotation"),
+        (owner, "password", "owner", "IT", now[("credential", "owner")], "credential", "owner")]
+    # (a version that only repeats the lines reads nothing anew; one that changes a value supersedes, as before)
+    (third,) = bdb.ingest(write_doc("security.md", "- Credentials:\n  - Rotation: 60 days\n  - Owner: IT\n"))
+    assert isinstance(third, IngestReport) and third.reread == []
+
+
+def test_cli_ingest_says_which_belief_a_renamed_heading_left_beside_the_new_one(cli: Cli, write_doc: Any) -> None:
+    path = write_doc("refunds.md", "## Returns\n\nWindow: 30 days\n")
+    cli("ingest", path)
+    path.write_text("## Refunds\n\nWindow: 30 days\n", encoding="utf-8")
+    result = cli("ingest", path)
+    assert re.search(r"! [0-9a-f]{8} return / window is kept by its quote, which now reads as refund / window "
+                     r"\([0-9a-f]{8}\): both are current; if the renamed heading or label changed what the line is "
+                     r"about, retract or correct [0-9a-f]{8}", result.output), result.output
+    assert cli.json("ingest", write_doc("refunds.md", "## Refunds\n\nWindow: 14 days\n"))["reread"] == []
 
 
 def _counts(conn: psycopg.Connection[Any]) -> tuple[int, ...]:

@@ -19,6 +19,7 @@ from beliefdb.models import (
     IngestReport,
     PlanItem,
     Rejected,
+    Reread,
     StillSupported,
     Superseded,
     Unchanged,
@@ -75,6 +76,9 @@ def ingest_report(raw: dict[str, Any], path: str | None) -> IngestReport:
         conflicts=[Conflict(a=UUID(c["a"]), b=UUID(c["b"]), **({"reason": c["reason"]} if c.get("reason") else {}))
                    for c in raw["conflicts"]],
         reverified=[UUID(x) for x in raw["reverified"]],
+        reread=[Reread(id=UUID(r["id"]), subject=r["subject"], attribute=r["attribute"], value=r["value"],
+                       now=UUID(r["now"]), now_subject=r["now_subject"], now_attribute=r["now_attribute"])
+                for r in raw.get("reread") or []],
         unsupported=[UUID(x) for x in raw["unsupported"]],
         flagged=[UUID(x) for x in raw["flagged"]],
         held=[UUID(x) for x in raw["held"]],

@@ -123,6 +123,23 @@ class ExtractionWarning:
 
 
 @dataclass(frozen=True)
+class Reread:
+    """A belief a new version keeps by the quote it repeats (rule 2) that the version now reads as
+    another claim of the same value: the heading, list label or column above the line was renamed. Both
+    hold; the kept one until its owner retracts or corrects it."""
+
+    #: the belief kept
+    id: UUID
+    subject: str
+    attribute: str
+    value: str
+    #: the new belief the same quote gives now
+    now: UUID
+    now_subject: str
+    now_attribute: str
+
+
+@dataclass(frozen=True)
 class IngestReport:
     """What one ingest of one text did."""
 
@@ -139,6 +156,8 @@ class IngestReport:
     superseded: list[Superseded] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     reverified: list[UUID] = field(default_factory=list)
+    #: re-verified beliefs whose quote the new version reads as another claim (a renamed heading or label)
+    reread: list[Reread] = field(default_factory=list)
     unsupported: list[UUID] = field(default_factory=list)
     flagged: list[UUID] = field(default_factory=list)
     held: list[UUID] = field(default_factory=list)

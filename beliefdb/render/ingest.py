@@ -41,6 +41,11 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
     for b in result.reverified:
         also = " and current again" if b in again else ""
         lines.append(f"  ↻ {short(b)} re-verified{also}: the new text repeats its quote")
+    for kept in result.reread:
+        lines.append(f"  ! {short(kept.id)} {kept.subject} / {kept.attribute} is kept by its quote, which now"
+                     f" reads as {kept.now_subject} / {kept.now_attribute} ({short(kept.now)}): both are current;"
+                     f" if the renamed heading or label changed what the line is about, retract or correct"
+                     f" {short(kept.id)}")
     for s in result.superseded:
         lines.append(f"  ⇢ {short(s.old)} superseded by {short(s.new)}")
     for k in result.conflicts:

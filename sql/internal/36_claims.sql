@@ -1098,6 +1098,36 @@ as $$
 $$;
 comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, every supersession and tie it made, beliefs left unsupported, decisions flagged, actions held, what is current again';
 
+-- The beliefs a new version keeps by a quote it repeats (rule 2, beliefdb._carry_forward: p_carried)
+-- whose quote it now reads as another claim of the same value: a new belief of p_accepted quoting
+-- the same fragment of the version (p_version_id), with another subject or attribute. The heading,
+-- list label or column above the line was renamed ("- Passwords:" to "- Credentials:"): the kept
+-- belief still holds by its quote, beside the new one, until its owner retracts or corrects it, and
+-- the report says so. Each: the kept belief (id, subject, attribute, value) and the new one (now,
+-- now_subject, now_attribute), in the order of the text.
+create or replace function beliefdb._reread(p_workspace_id uuid, p_version_id uuid, p_carried uuid[],
+                                            p_accepted jsonb)
+returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(jsonb_agg(jsonb_build_object(
+               'id', b.id, 'subject', b.subject, 'attribute', b.attribute, 'value', b.value,
+               'now', a.item ->> 'id', 'now_subject', a.item ->> 'subject', 'now_attribute', a.item ->> 'attribute')
+               order by f.start_offset, b.id, a.item ->> 'id'), '[]')
+      from unnest(p_carried) as c (id)
+      join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = c.id
+      join beliefdb.evidence e on e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+      join beliefdb.fragment f
+        on f.workspace_id = e.workspace_id and f.id = e.fragment_id and f.source_version_id = p_version_id
+      join jsonb_array_elements(coalesce(p_accepted, '[]')) as a (item)
+        on (a.item ->> 'start')::integer >= f.start_offset and (a.item ->> 'end')::integer <= f.end_offset
+     where cardinality(p_carried) > 0
+       and a.item ->> 'value' = b.value
+       and (a.item ->> 'subject', a.item ->> 'attribute') is distinct from (b.subject, b.attribute)
+$$;
+comment on function beliefdb._reread(uuid, uuid, uuid[], jsonb) is 'The beliefs a new version keeps by a repeated quote that it now reads as another claim of the same value (a renamed heading, label or column)';
+
 -- Grow a conversation's version in place by the turns p_content has after the version's text
 -- (rule 18; of a retracted source, its latest version, kept as history until it is restored): the version's text is kept as stored (what was forgotten stays masked, rule 14) and
 -- only what follows it is added, so every earlier offset, fragment and quote stays as it was, with
@@ -1476,7 +1506,8 @@ begin
 
     return beliefdb._ingest_report(p_workspace_id, v_outcome, v_changes) || jsonb_build_object(
         'source', v_source.name, 'source_id', v_source.id, 'version', v_version, 'version_id', v_version_id,
-        'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
+        'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried),
+        'reread', beliefdb._reread(p_workspace_id, v_version_id, v_carried, v_outcome -> 'accepted'), 'proposed', false,
         'note', case when v_same.id is not null
                      then pg_catalog.format('the same text as version %s: its beliefs are in force again', v_same.version)
                           || case when cardinality(v_masks) > 0 then ' (what was forgotten in it stays forgotten)'
