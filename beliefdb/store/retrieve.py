@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, LiteralString
 from uuid import UUID
 
@@ -246,8 +246,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         raise errors.InvalidInput(f"k must be between 1 and {MAX_K:,}")
     if not 0 <= min_confidence <= 1:
         raise errors.InvalidInput(f"{errors.argument('min_confidence')} must be between 0 and 1, not {min_confidence}")
-    if as_of is not None:
-        as_of = check_moment(as_of, "as_of")
+    if as_of is not None:  # (the answer and its context say it in UTC, as every moment an answer gives back)
+        as_of = check_moment(as_of, "as_of").astimezone(UTC)
     subjects = subjects_of(subjects)
     try:
         with db.transaction(snapshot=True) as c:
