@@ -316,7 +316,8 @@ def _with_history(answers: list[Answer], rows: list[tuple[Any, ...]], as_of: dat
                   conn: psycopg.Connection[Any]) -> list[Answer]:
     """The answers with the values they replaced (``rows`` of recall_history) as history items
     (issue 20: "where did she live before Ghent?" is answered by the old value's own turn, which a
-    current-only context never shows)."""
+    current-only context never shows), each as it is now, or as it stood at ``as_of``: with the status it
+    had then (beliefdb.belief_status_at: superseded then, whatever became of it since)."""
     if not rows:
         return answers
     rows.sort(key=lambda r: (r[5], -r[4].timestamp()))  # fewest steps back, then the latest replaced first
@@ -325,8 +326,9 @@ def _with_history(answers: list[Answer], rows: list[tuple[Any, ...]], as_of: dat
         if len(under.setdefault(r[0], [])) < MAX_HISTORY:
             under[r[0]].append(r)
     ids = list(dict.fromkeys(r[1] for kept in under.values() for r in kept))
-    beliefs, evidence_rows = _reads(conn, _beliefs_read(ids, None),
-                                    (Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}))
+    then: Read = (_beliefs_read(ids, None) if as_of is None
+                  else (Belief, Q.beliefs_recorded_as_of, {"ids": ids, "as_of": as_of}))
+    beliefs, evidence_rows = _reads(conn, then, (Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}))
     found = {b.id: b for b in beliefs}
     evidence: dict[UUID, list[Evidence]] = {}
     for e in evidence_rows:
