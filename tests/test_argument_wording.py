@@ -48,12 +48,14 @@ def test_the_library_names_its_arguments(bdb: beliefdb.BeliefDB, belief: str, tm
 
 
 def test_the_command_line_names_its_options(cli: Cli, bdb: beliefdb.BeliefDB, belief: str) -> None:
-    assert cli.error("retract", "--belief", belief, code="invalid_input")["message"] == "a retraction needs --reason"
-    assert cli.one_line_error("retract", "--belief", belief) == "error: a retraction needs --reason"
+    assert cli.error("retract", "--belief", belief, code="invalid_input", expect=2)["message"] == (
+        "a retraction needs --reason")
+    assert cli.one_line_error("retract", "--belief", belief) == (
+        "error: a retraction needs --reason (see beliefdb retract --help)")
     assert cli.error("retract", "--fragment", belief, "--version", "2", "--reason", "x", expect=2)["message"] == (
         "--version goes with --source")
-    assert cli.error("derive", "s", "--subject", "a", "--attribute", "b", "--value", "c", "--from", ",")["message"] == (
-        "a derived belief needs --from beliefs")
+    assert cli.error("derive", "s", "--subject", "a", "--attribute", "b", "--value", "c", "--from", ",",
+                     expect=2)["message"] == "a derived belief needs --from beliefs: give comma-separated belief ids"
     assert cli.error("retract", "--source", "policy.md", "--version", "99999999999", "--reason", "x")["message"] == (
         "--version 99999999999 is out of range")
     assert "add --force to delete it" in cli.error("workspace", "delete", "default")["message"]

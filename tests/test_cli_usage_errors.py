@@ -16,6 +16,16 @@ CASES = {
                     "exactly one of --belief, --fragment or --source"),
     "retract-version-without-source": (["retract", "--belief", "X", "--version", "2", "--reason", "x"],
                                        "--version goes with --source"),
+    # a retraction without its reason, or with a blank one, was refused only once the database was reached: exit 1
+    "retract-without-reason": (["retract", "--belief", "X"], "a retraction needs --reason"),
+    "retract-blank-reason": (["retract", "--source", "a.md", "--reason", "  "], "a retraction needs --reason"),
+    # --all with --as-of, and --from naming no belief, the same
+    "beliefs-all-as-of": (["beliefs", "--all", "--as-of", "2030-01-01T00:00:00Z"],
+                          "--all and --as-of do not go together"),
+    "derive-from-nothing": (["derive", "s", "--subject", "a", "--attribute", "b", "--value", "c", "--from", " , "],
+                            "a derived belief needs --from beliefs"),
+    "correct-blank-reviewer": (["correct", "X", "new", "--apply", "--expect-revision", "1", "--reviewer", " "],
+                               "--apply needs --reviewer"),
     "forget-nothing": (["forget", "--preview"], "exactly one of --source, --subject or --belief"),
     "forget-two": (["forget", "--source", "a.md", "--belief", "X", "--preview"],
                    "exactly one of --source, --subject or --belief"),

@@ -51,7 +51,8 @@ FILLERS = {"paths": "{doc}", "file": "{dump}", "labels": "{doc}", "result": "suc
 
 
 #: what a command needs beside its required parameters to reach its database
-EXTRA = {"correct": ["--preview"], "retract": ["--belief", "abcd1234"], "forget": ["--belief", "abcd1234", "--preview"],
+EXTRA = {"correct": ["--preview"], "retract": ["--belief", "abcd1234", "--reason", "x"],
+         "forget": ["--belief", "abcd1234", "--preview"],
          "jobs retry": ["--all-failed"], "jobs cancel": ["--source", "x"]}
 
 

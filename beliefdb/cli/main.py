@@ -80,7 +80,6 @@ from beliefdb.render.terminal import plain
 HELP = "Agent memory that knows why it believes something, and what must change when it is wrong."
 
 
-
 class _Root(TyperGroup):
     """The root command: it names the database sessions after the command being run (e.g.
     ``beliefdb db dump``), so ``pg_stat_activity`` tells them apart, and prints every usage error of
@@ -324,6 +323,9 @@ def beliefs(
     """List current beliefs (or all with their status, or as of a moment): production history only,
     unless --include-fixtures. Ordered by subject, attribute and recording; page through a large store
     with --limit N and --after LAST_ID."""
+    if include_all and as_of is not None:  # (as the library refuses them, in its words: a usage error here)
+        usage("--all and --as-of do not go together: as of a moment, the beliefs believed then are listed;"
+              " why ID --as-of ... gives one belief's status then")
     moment = parse_time(as_of, as_json)
     with errors(as_json), memory.open() as bdb:
         rows = bdb.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=moment,

@@ -77,6 +77,8 @@ def derive(
 ) -> None:
     """Record a belief derived from others; it holds while all of them are current."""
     ids = [x.strip() for x in sources.split(",") if x.strip()]
+    if not ids:
+        usage("a derived belief needs --from beliefs: give comma-separated belief ids")
     with errors(as_json), memory.open() as bdb:
         recorded = bdb.derive(statement, subject, attribute, value, ids)
     typer.echo(render.to_json(recorded) if as_json else render.derived(recorded))
@@ -173,7 +175,7 @@ def correct(
     if apply and expect_revision is None:
         usage("--apply needs --expect-revision (run --preview first)")
     reviewer = reviewer or memory.principal
-    if apply and reviewer is None:
+    if apply and not (reviewer or "").strip():
         usage("--apply needs --reviewer NAME (or BELIEFDB_REVIEWER, or --as): who corrects it")
     with errors(as_json), memory.open() as bdb:
         if preview:
@@ -192,7 +194,8 @@ def retract(
     fragment: Annotated[str | None, typer.Option(help="A fragment (full id).")] = None,
     source: Annotated[str | None, typer.Option(help="A source by name: all of its fragments.")] = None,
     version: Annotated[int | None, typer.Option(help="With --source: only this version.")] = None,
-    reason: Annotated[str, typer.Option(help="Why it is no longer trustworthy.")] = "",
+    reason: Annotated[str, typer.Option(help="Why it is no longer trustworthy (not needed by --undo or --preview).")]
+        = "",
     preview: Annotated[bool, typer.Option("--preview", help="Show exactly what would change; write nothing.")]
         = False,
     undo: Annotated[bool, typer.Option("--undo", help="Restore what was retracted.")] = False,
@@ -214,6 +217,8 @@ def retract(
         usage("--version goes with --source")
     if preview and expect is not None:
         usage("--expect goes with the apply, not with --preview (a preview changes nothing)")
+    if not (undo or preview or reason.strip()):  # (a restore says no why, a preview writes nothing)
+        usage("a retraction needs --reason")
     with errors(as_json), memory.open() as bdb:
         if preview:
             report = bdb.preview_retract(belief=belief, fragment=fragment, source=source, version=version, undo=undo)

@@ -177,12 +177,12 @@ select (f.b).id, (f.b).statement, (f.b).subject, (f.b).attribute, (f.b).value, (
   left join beliefdb.confidences_at(beliefdb.current_workspace_id(), (select array_agg((x.b).id) from found x),
                                     %(as_of)s) c on c.belief_id = (f.b).id;
 
--- belief_recorded_as_of --
--- One belief as it stood at as_of, believed then or not, if it was recorded by then (none when it was not): the status it had then (beliefdb.belief_status_at: current or conflicting while live then, else retracted (quarantined: by a repair), superseded, unsupported or expired then), its confidence then (beliefdb.confidences_at), its evidence counted by as_of
+-- beliefs_recorded_as_of --
+-- These beliefs as they stood at as_of, believed then or not, those recorded by then (none of one that was not): the status each had then (beliefdb.belief_status_at: current or conflicting while live then, else retracted (quarantined: by a repair), superseded, unsupported or expired then), its confidence then (beliefdb.confidences_at), its evidence counted by as_of
 with found as materialized (
     select b
       from beliefdb.belief b
-     where b.workspace_id = beliefdb.current_workspace_id() and b.id = %(id)s and b.recorded_at <= %(as_of)s
+     where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s) and b.recorded_at <= %(as_of)s
 )
 select (f.b).id, (f.b).statement, (f.b).subject, (f.b).attribute, (f.b).value, (f.b).kind, (f.b).scope,
        (f.b).valid_time, c.confidence, (f.b).confidence_kind::text as confidence_kind,

@@ -7,7 +7,7 @@ It costs the same handful of set-based statements whatever the size of the works
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from beliefdb import errors
 from beliefdb.db.connector import Database
@@ -87,6 +87,6 @@ def workspace_graph(db: Database, *, subject: str | None = None, status: str | N
         node.notes = []
     title = "Workspace" + "".join(f", {k} {v}" for k, v in (("subject", subject), ("status", status)) if v)
     if as_of is not None:
-        title += f", as believed at {as_of.isoformat()}"
+        title += f", as believed at {as_of.astimezone(UTC).isoformat()}"  # (in UTC, as every moment answered)
     page = Page(offset, len(beliefs), min(counted, bound), more=counted > bound)
     return canvas.graph(title, [], truncated=len(found) > limit, page=page)

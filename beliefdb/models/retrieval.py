@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 from uuid import UUID
 
@@ -93,6 +94,8 @@ def ask_parts(beliefs: Sequence[_Shown], fragments: bool,
 class AskResult:
     status: str  # ok | no_match | memory_unavailable: of beliefs; fragments are not beliefs
     question: str
+    #: the moment the answer is as of, in UTC as every moment an answer gives back, whatever offset it was
+    #: asked with (a moment without one was read as local time)
     as_of: datetime | None
     beliefs: list[Answer] = field(default_factory=list)
     context: str = ""
@@ -111,6 +114,12 @@ class AskResult:
     #: message): ``workspace_busy`` (another writer held the workspace: try again soon) or
     #: ``database_unavailable``, which the servers answer as they answer that error of any other call
     error: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.as_of is not None and self.as_of.tzinfo is not None:
+            # (the first hours of year 1 east of UTC have no UTC moment to name: as given)
+            with contextlib.suppress(OverflowError):
+                object.__setattr__(self, "as_of", self.as_of.astimezone(UTC))
 
 
 @dataclass(frozen=True)

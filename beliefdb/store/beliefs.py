@@ -187,7 +187,7 @@ def belief_as_of(db: Database, belief_id: UUID, as_of: datetime,
     """One belief as it stood at ``as_of``, believed then or not (superseded, expired, retracted or
     unsupported then: the status it had then, ``beliefdb.belief_status_at``), with its confidence then;
     NotFound when it was not recorded yet then."""
-    belief = db.fetch_one(Belief, Q.belief_recorded_as_of, {"id": belief_id, "as_of": as_of}, conn)
+    belief = db.fetch_one(Belief, Q.beliefs_recorded_as_of, {"ids": [belief_id], "as_of": as_of}, conn)
     if belief is None:
         raise errors.NotFound(f"belief {belief_id} was not recorded yet at {as_of.isoformat()}")
     return belief  # type: ignore[no-any-return]

@@ -5,7 +5,7 @@ recorded in the run may cite only those, and only while they are current (``beli
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -14,7 +14,7 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.inputs import refs_groups, refs_of
+from beliefdb.inputs import check_moment, refs_groups, refs_of
 from beliefdb.models import RunDecision
 from beliefdb.store import trace
 
@@ -23,8 +23,10 @@ def record_reads(db: Database, run: str | UUID, beliefs: Sequence[UUID], payload
                  as_of: datetime | None = None) -> UUID:
     """Record that a read of ``run`` returned ``beliefs`` to the agent: one memory_read step (with the
     moment it read memory ``as_of``, when it read the past: ``beliefdb.decide_in_run`` says whether what
-    it cites was current when the run read it); its id."""
-    recorded = {**payload, "as_of": as_of.isoformat()} if as_of is not None else dict(payload)
+    it cites was current when the run read it, and names the moment so, in UTC as every moment an answer gives
+    back: a local time or another offset was the caller's); its id."""
+    recorded = ({**payload, "as_of": check_moment(as_of, "as_of").astimezone(UTC).isoformat()} if as_of is not None
+                else dict(payload))
     with db.transaction() as c:
         recorder = trace.continue_run(db, run, c)
         step = recorder.step("memory_read", recorded, inputs=[("reads", b) for b in dict.fromkeys(beliefs)])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, LiteralString
 from uuid import UUID
 
@@ -246,8 +246,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         raise errors.InvalidInput(f"k must be between 1 and {MAX_K:,}")
     if not 0 <= min_confidence <= 1:
         raise errors.InvalidInput(f"{errors.argument('min_confidence')} must be between 0 and 1, not {min_confidence}")
-    if as_of is not None:
-        as_of = check_moment(as_of, "as_of")
+    if as_of is not None:  # (the answer and its context say it in UTC, as every moment an answer gives back)
+        as_of = check_moment(as_of, "as_of").astimezone(UTC)
     subjects = subjects_of(subjects)
     try:
         with db.transaction(snapshot=True) as c:
@@ -316,7 +316,8 @@ def _with_history(answers: list[Answer], rows: list[tuple[Any, ...]], as_of: dat
                   conn: psycopg.Connection[Any]) -> list[Answer]:
     """The answers with the values they replaced (``rows`` of recall_history) as history items
     (issue 20: "where did she live before Ghent?" is answered by the old value's own turn, which a
-    current-only context never shows)."""
+    current-only context never shows), each as it is now, or as it stood at ``as_of``: with the status it
+    had then (beliefdb.belief_status_at: superseded then, whatever became of it since)."""
     if not rows:
         return answers
     rows.sort(key=lambda r: (r[5], -r[4].timestamp()))  # fewest steps back, then the latest replaced first
@@ -325,8 +326,9 @@ def _with_history(answers: list[Answer], rows: list[tuple[Any, ...]], as_of: dat
         if len(under.setdefault(r[0], [])) < MAX_HISTORY:
             under[r[0]].append(r)
     ids = list(dict.fromkeys(r[1] for kept in under.values() for r in kept))
-    beliefs, evidence_rows = _reads(conn, _beliefs_read(ids, None),
-                                    (Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}))
+    then: Read = (_beliefs_read(ids, None) if as_of is None
+                  else (Belief, Q.beliefs_recorded_as_of, {"ids": ids, "as_of": as_of}))
+    beliefs, evidence_rows = _reads(conn, then, (Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}))
     found = {b.id: b for b in beliefs}
     evidence: dict[UUID, list[Evidence]] = {}
     for e in evidence_rows:
