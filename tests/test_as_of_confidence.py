@@ -40,7 +40,7 @@ def test_a_belief_corroborated_later_had_one_sources_confidence_before(db_url: s
     with at(db_url, 0) as db:
         hours = db.ingest_text(HOURS.format("9 am"), source="handbook.md", authority="internal").accepted[0].id
     with at(db_url, 10) as db:
-        db.ingest_text(HOURS.format("9 am"), source="faq.md", authority="internal")
+        db.ingest_text("From the FAQ.\n" + HOURS.format("9 am"), source="faq.md", authority="internal")
     with at(db_url, 11) as db:
         assert confidence(db, None) == pytest.approx(1 - 0.2 * 0.2, abs=0.001)     # two internal sources now
         assert confidence(db, 5) == pytest.approx(faded(0.8, 5), abs=0.001)         # one then (the code before: 0.96)
@@ -56,7 +56,7 @@ def test_a_belief_corroborated_later_had_one_sources_confidence_before(db_url: s
 def test_a_source_retracted_later_counted_until_its_retraction(db_url: str) -> None:
     with at(db_url, 0) as db:
         db.ingest_text(HOURS.format("9 am"), source="handbook.md", authority="official")
-        db.ingest_text(HOURS.format("9 am"), source="rumour.md", authority="unverified")
+        db.ingest_text("Heard somewhere.\n" + HOURS.format("9 am"), source="rumour.md", authority="unverified")
     with at(db_url, 10) as db:
         db.retract(source="rumour.md", reason="not a source")
     with at(db_url, 20) as db:
@@ -84,7 +84,7 @@ def test_at_the_present_the_factors_read_back_agree_with_the_stored_confidence(d
     with beliefdb.connect(url_at(db_url, now), workspace="default") as db:
         fee = "The restocking fee is 10%.\n"
         (base,) = db.ingest_text(fee, source="fees.md", authority="official").accepted
-        db.ingest_text(fee, source="fees-copy.md", authority="user")
+        db.ingest_text("From the price list.\n" + fee, source="fees-list.md", authority="user")
         db.ingest_text("The restocking fee is 10%. The handling fee is 2%.\n", source="wiki.md",
                        authority="unverified")
         db.retract(source="wiki.md", reason="test")
@@ -164,7 +164,7 @@ def test_ask_as_of_a_moment_keeps_what_was_confident_enough_then(db_url: str) ->
         hours = db.ingest_text(HOURS.format("9 am"), source="rumour.md", authority="unverified").accepted[0].id
         desk = db.ingest_text("Help desk phone: 555-0100\n", source="desk.md", authority="official").accepted[0].id
     with at(db_url, 10) as db:
-        db.ingest_text(HOURS.format("9 am"), source="handbook.md", authority="official")
+        db.ingest_text("From the handbook.\n" + HOURS.format("9 am"), source="handbook.md", authority="official")
         db.retract(source="desk.md", reason="moved")
     with at(db_url, 11) as db:
         now = {a.belief.id for a in db.ask("support hours help desk phone", min_confidence=0.5).beliefs}

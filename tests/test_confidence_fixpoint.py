@@ -105,8 +105,8 @@ def test_the_set_based_confidence_is_confidence_factors_result_for_every_kind(
     with beliefdb.connect(url_at(db_url, moment)) as db:
         fee = "The restocking fee is 10%.\n"
         (base,) = db.ingest_text(fee, source="fees.md", authority="official").accepted
-        db.ingest_text(fee, source="fees-copy.md", authority="user")
-        db.ingest_text(fee, source="fees-wiki.md", authority="unverified")
+        db.ingest_text("From the price list.\n" + fee, source="fees-list.md", authority="user")
+        db.ingest_text("From the wiki.\n" + fee, source="fees-wiki.md", authority="unverified")
         (lone,) = db.ingest_text("The shipping fee is 5%.\n", source="ship.md", authority="internal").accepted
         (gone,) = db.ingest_text("The handling fee is 2%.\n", source="handling.md", authority="user").accepted
         db.retract(source="handling.md", reason="test")
@@ -192,14 +192,14 @@ def test_a_retraction_moves_the_confidence_of_every_derived_level(bdb: beliefdb.
     assert isinstance(postgresql, psycopg.Connection)
     fee = "The restocking fee is 10%.\n"
     (base,) = bdb.ingest_text(fee, source="fees.md", authority="official").accepted
-    bdb.ingest_text(fee, source="fees-copy.md", authority="user")
+    bdb.ingest_text("From the price list.\n" + fee, source="fees-list.md", authority="user")
     chain = [bdb.derive("Late returns cost 10% (level 1)", "late_return_1", "fee", "10%", [base.id]).id]
     for level in range(2, 25):
         chain.append(bdb.derive(f"Late returns cost 10% (level {level})", f"late_return_{level}", "fee", "10%",
                                 [chain[-1]]).id)
     both = bdb.derive("Late returns cost 10% (two levels)", "late_return_both", "fee", "10%", [chain[0], chain[4]]).id
     before = stored(bdb)
-    bdb.retract(source="fees-copy.md", reason="a copy")
+    bdb.retract(source="fees-list.md", reason="wrong")
     after = stored(bdb)
     assert after[base.id] < before[base.id]
     unmoved = [n for n, b in enumerate([*chain, both], 1) if after[b] >= before[b]]
@@ -275,7 +275,7 @@ def test_decay_and_recompute_reach_the_fixpoint_below_twenty_derived_levels(
     with beliefdb.connect(url_at(db_url, "2026-01-01T00:00:00Z")) as db:
         fee = "The restocking fee is 10%.\n"
         (base,) = db.ingest_text(fee, source="fees.md", authority="official").accepted
-        db.ingest_text(fee, source="fees-copy.md", authority="user")
+        db.ingest_text("From the price list.\n" + fee, source="fees-list.md", authority="user")
         (rule,) = db.remember("Refunds take 5 days.", "refund", "delay", "5 days", "Refunds take 5 days.",
                               source="refunds.md", text="Refunds take 5 days.", authority="internal",
                               kind="rule").accepted

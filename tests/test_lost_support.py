@@ -50,7 +50,7 @@ def lose_official_support(db_url: str, way: str) -> str:
             # which quotes it too, is no longer in force
             db.ingest_text(FILL, source="s1.md", authority="official")
             db.ingest_text(P7 + FILL, source="s1.md", authority="official")
-        belief = str(db.ingest_text(P7, source="s2.md", authority="internal").corroborated[0].id)
+        belief = str(db.ingest_text(FILL + P7, source="s2.md", authority="internal").corroborated[0].id)
         assert sources(db.why(belief))[1] == pytest.approx(1 - 0.1 * 0.2)
     with at(db_url, 1) as db:
         if way == "dropped":

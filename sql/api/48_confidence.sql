@@ -135,7 +135,7 @@ as $$
     ),
     -- the quotes that still support it (rules 2 and 5): only they verify it and are its sources
     supporting as (
-        select q.evidence_at as created_at, q.source_id as id, q.source_name as name, q.authority
+        select q.evidence_at as created_at, q.source_id as id, q.source_name as name, q.authority, q.version_id
           from beliefdb.supporting_quotes(p_workspace_id, p_belief_id) q
     ),
     -- recency: whole days since last verified (the newest quote that still supports it, else
@@ -152,10 +152,21 @@ as $$
           join beliefdb.confidence_half_life h on h.kind = b.kind
          where b.confidence_kind <> 'derived'
     ),
-    sources as (
-        select distinct x.id, x.name, x.authority, p.weight
+    -- the sources of those quotes, each once; sources whose versions in force are the same text (the
+    -- same bytes under two names: a copy) are one source, of the strongest authority among them (rule
+    -- 5: a copy is no independent evidence), named with its copies
+    each_source as (
+        select distinct x.id, x.name, x.authority, p.weight, v.sha256
           from supporting x
+          join beliefdb.source_version v on v.workspace_id = p_workspace_id and v.id = x.version_id
           join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = x.authority::text
+    ),
+    sources as (
+        select distinct on (e.sha256) e.id, e.name, e.authority, e.weight,
+               array(select c.name from each_source c where c.sha256 = e.sha256 and c.id <> e.id order by c.name)
+                   as copies
+          from each_source e
+         order by e.sha256, e.weight desc, e.id
     ),
     antecedents as (
         select a.antecedent, ab.confidence
@@ -190,7 +201,10 @@ as $$
           join beliefdb.confidence_policy p on p.factor = 'conflict' and p.key = 'open'
          where b.status = 'conflicting'
     )
-    select 'authority', s.authority::text || ' source ' || s.name, s.weight::real
+    select 'authority', s.authority::text || ' source ' || s.name
+                        || case when cardinality(s.copies) > 0
+                                then ' (the same text as ' || array_to_string(s.copies, ', ') || ': one source)'
+                                else '' end, s.weight::real
       from sources s, base
      where base.confidence_kind in ('extracted', 'agent_asserted')
     union all

@@ -640,7 +640,7 @@ begin
         -- (each quote's fragment read by its key, lateral behind offset 0: joined, in_force_at, a
         -- condition on the fragment alone, was pushed down to a scan of every fragment of the
         -- workspace, 12 ms a quoted belief of a workspace of 450 fragments; as held_at says)
-        select e.created_at, s.id, s.name, beliefdb.authority_at(s, p_at) as authority
+        select e.created_at, s.id, s.name, beliefdb.authority_at(s, p_at) as authority, v.sha256
           from beliefdb.evidence e
          cross join lateral (select f.workspace_id, f.id, f.source_version_id
                                from beliefdb.fragment f
@@ -663,10 +663,18 @@ begin
           join beliefdb.confidence_half_life h on h.kind = v_belief.kind
          where v_belief.confidence_kind <> 'derived'
     ),
-    sources as (
-        select distinct x.id, x.name, x.authority, p.weight
+    -- (each source once, a copy of another's text in force one with it: confidence_factors' sources)
+    each_source as (
+        select distinct x.id, x.name, x.authority, p.weight, x.sha256
           from supporting x
           join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = x.authority::text
+    ),
+    sources as (
+        select distinct on (e.sha256) e.id, e.name, e.authority, e.weight,
+               array(select c.name from each_source c where c.sha256 = e.sha256 and c.id <> e.id order by c.name)
+                   as copies
+          from each_source e
+         order by e.sha256, e.weight desc, e.id
     ),
     antecedents as (
         select a.antecedent,
@@ -700,7 +708,10 @@ begin
           from beliefdb.confidence_policy p
          where p.factor = 'conflict' and p.key = 'open' and beliefdb.status_at(v_belief, p_at) = 'conflicting'
     )
-    select 'authority', s.authority::text || ' source ' || s.name, s.weight::real
+    select 'authority', s.authority::text || ' source ' || s.name
+                        || case when cardinality(s.copies) > 0
+                                then ' (the same text as ' || array_to_string(s.copies, ', ') || ': one source)'
+                                else '' end, s.weight::real
       from sources s
      where v_belief.confidence_kind in ('extracted', 'agent_asserted')
     union all
