@@ -174,7 +174,7 @@ def test_derive_errors(cli: Cli, three: dict[str, str], postgresql: psycopg.Conn
     cli.error("derive", "S", "--subject", "x", "--attribute", "y", "--value", "z", "--from", NOBODY,
               code="unknown_belief")
     cli.error("derive", "S", "--subject", "x", "--attribute", "y", "--value", "z", "--from", " , ",
-              code="invalid_input")
+              code="invalid_input", expect=2)  # (a usage error: names no belief)
     assert count(postgresql, "belief") == beliefs_before
     missing = cli("derive", "S", "--subject", "x", "--attribute", "y", "--value", "z", expect=2)  # no --from
     assert "--from" in missing.output
@@ -292,7 +292,7 @@ def test_correct_needs_a_reviewer_and_a_known_belief(cli: Cli, three: dict[str, 
     cli.error("correct", NOBODY, FIX, "--reviewer", "rita", "--apply", "--expect-revision", "1",
               code="unknown_belief")
     cli.error("correct", three["refund"], FIX, "--reviewer", "  ", "--apply", "--expect-revision", "1",
-              code="invalid_input")
+              code="invalid_input", expect=2)
     assert count(postgresql, "correction") == 0
 
 
@@ -353,7 +353,7 @@ def test_retract_input_errors(cli: Cli, three: dict[str, str], postgresql: psyco
     err = cli.error("retract", "--belief", three["refund"], "--version", "1", "--reason", "r", code="invalid_input",
                     expect=2)
     assert "--version" in err["message"]
-    err = cli.error("retract", "--source", "faq.md", code="invalid_input")  # no reason
+    err = cli.error("retract", "--source", "faq.md", code="invalid_input", expect=2)  # no reason: a usage error
     assert "--reason" in err["message"]
     assert "--reason" in cli.one_line_error("retract", "--source", "faq.md", "--reason", "  ")
     cli.error("retract", "--belief", NOBODY, "--reason", "r", code="unknown_belief")

@@ -80,7 +80,7 @@ def test_derived_confidence_follows_its_sources_through_a_chain(bdb: beliefdb.Be
     first = bdb.derive("Photos will be blue.", "photo", "colour", "blue", [sky])
     second = bdb.derive("Prints will be blue.", "print", "colour", "blue", [first.id])
     bdb.remember("The sky is blue.", "sky", "colour", "blue", "The sky is blue.", source="a2",
-                 text="The sky is blue.", authority="official")
+                 text="From the almanac. The sky is blue.", authority="official")
     confidence = {b.id: b.confidence for b in bdb.beliefs(include_all=True)}
     assert confidence[sky] > 0.95
     assert confidence[first.id] == confidence[sky] and confidence[second.id] == confidence[sky]

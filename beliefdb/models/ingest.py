@@ -71,7 +71,12 @@ class Unchanged:
 
 @dataclass(frozen=True)
 class Superseded:
+    """A supersession rule 8 settled: ``old`` loses, ``new`` wins. Either may be the belief the ingest
+    stored: a new claim that loses to a stronger or more recent one is the ``old`` of its pair."""
+
+    #: the belief superseded (the loser)
     old: UUID
+    #: the belief that supersedes it (the winner)
     new: UUID
 
 
