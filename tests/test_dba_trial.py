@@ -397,6 +397,36 @@ def test_audit_verify_of_a_chain_the_session_cannot_see_is_refused(story: str, w
         assert refused.value.diag.message_primary == message
 
 
+@pytest.mark.parametrize("workspace", ["chain deleted", "no such workspace"])
+def test_audit_verify_tells_a_superuser_the_chain_is_gone(story: str, workspace: str) -> None:
+    """A superuser who deleted a workspace's whole chain (events and head) was told "the application
+    role sees the bound workspace's chain only": a superuser sees every chain. Its hint now says the
+    chain was deleted, or that no workspace has the id; the application role's hint stays."""
+    with psycopg.connect(story) as conn:
+        (ws,) = conn.execute("select id from beliefdb.workspace where name = 'default'").fetchone() or (None,)
+        if workspace == "chain deleted":
+            conn.execute("delete from beliefdb.audit_event where workspace_id = %s", (ws,))
+            conn.execute("delete from beliefdb.audit_head where workspace_id = %s", (ws,))
+        else:
+            ws = uuid.uuid4()
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select * from beliefdb.audit_verify(%s)", (ws,))
+        assert refused.value.sqlstate == "BD003"
+        assert refused.value.diag.message_primary == f"workspace {ws} has no audit chain this session can see"
+        hint = refused.value.diag.message_hint or ""
+        assert "application role" not in hint, hint
+        if workspace == "chain deleted":
+            assert "this workspace's is gone: its events and head" in hint and "were deleted" in hint, hint
+        else:
+            assert "no workspace has this id" in hint, hint
+        conn.rollback()
+        # the application role, bound to another workspace, is told what it sees
+        conn.execute("set local role beliefdb_app")
+        with pytest.raises(psycopg.Error) as hidden:
+            conn.execute("select * from beliefdb.audit_verify(%s)", (uuid.uuid4(),))
+        assert "the application role sees the bound workspace's chain only" in (hidden.value.diag.message_hint or "")
+
+
 def test_a_bulk_batch_says_nothing_but_its_answer(story: str) -> None:
     """bulk_stage printed three NOTICEs in psql (schema "pg_temp" does not exist, skipping; then, in
     a later transaction, table "beliefdb_bulk_document" does not exist, skipping ...), and

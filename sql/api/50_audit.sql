@@ -86,8 +86,8 @@ comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s wr
 -- that no longer says what it said, evidence deleted or changed alone, a version's text that no longer
 -- hashes to its sha256, a node or the row of its kind deleted without the other, evidence of a belief
 -- that is gone): a hand-written statement leaves those with links that all hold. It reads the chain as the caller: a chain the session cannot see (another
--- workspace's, which row-level security hides from the application role, or one of no workspace) is
--- refused, not verified as an empty one, and so is the bound workspace's when none is bound (BD003, as
+-- workspace's, which row-level security hides from the application role, or one of no workspace: for
+-- the DBA, who sees every chain, one deleted) is refused, not verified as an empty one, and so is the bound workspace's when none is bound (BD003, as
 -- lock_workspace). Null is the bound workspace, as the default (an agent's login is bound whatever it
 -- sets: it said no workspace was bound).
 -- (before problem, its result had three columns: a result of another type cannot be replaced in place)
@@ -115,9 +115,20 @@ begin
     end if;
     if not exists (select from beliefdb.audit_head h where h.workspace_id = v_ws)
        and not exists (select from beliefdb.audit_event ev where ev.workspace_id = v_ws) then
+        -- the hint as who asks: row-level security hides other workspaces' chains from the
+        -- application role; a superuser or the tables' owner sees every chain, so there this one is gone
+        -- (every workspace's chain starts when it is made) or the id is no workspace's
         raise exception 'workspace % has no audit chain this session can see', v_ws
             using errcode = 'BD003',
-                  hint = 'the application role sees the bound workspace''s chain only: beliefdb.audit_verify()';
+                  hint = case when pg_catalog.row_security_active('beliefdb.audit_event'::regclass)
+                              then 'the application role sees the bound workspace''s chain only: beliefdb.audit_verify()'
+                              when exists (select from beliefdb.workspace w where w.id = v_ws)
+                              then 'this session sees every workspace''s chain, and this workspace''s is gone: its '
+                                   'events and head (beliefdb.audit_event, beliefdb.audit_head) were deleted outside '
+                                   'beliefdb (a workspace''s chain starts when it is made); restore them from a backup'
+                              else 'this session sees every workspace''s chain, and no workspace has this id: '
+                                   'select id, name from beliefdb.workspace'
+                         end;
     end if;
     return query
     with e as (
