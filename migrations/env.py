@@ -116,6 +116,8 @@ def _keep_revoked(into: list[str]) -> Callable[[psycopg.errors.Diagnostic], None
 def run_offline() -> None:
     context.configure(url="postgresql+psycopg://", literal_binds=True, version_table_schema="beliefdb",
                       transactional_ddl=True)
+    # the first revision's insert of the version row without "returning version_num", a row psql printed
+    context.get_context()._version.implicit_returning = False
     with context.begin_transaction():
         run_sql(offline_preamble(context.get_starting_revision_argument(), _target()[0]))
         # beliefdb's roles first, as an online upgrade makes them (migrate.create_roles): a user who may

@@ -536,12 +536,96 @@ def test_verify_finds_what_a_belief_rests_on_changed_by_hand(shared_chain: tuple
             assert "no event records" in problem, problem
         if tampering.startswith("evidence moved"):
             # the row where it is now, and the reason it was one of, left without it
-            assert "(2 beliefs or evidence rows in all are not as beliefdb stored them)" in problem, problem
+            assert "(2 rows in all are not as beliefdb stored them)" in problem, problem
         # the application role, bound to the workspace, reads the same verdict
         conn.execute("select set_config('beliefdb.workspace_id', %s, true)", (ws,))
         conn.execute("set local role beliefdb_app")
         assert conn.execute("select ok, events, first_broken, problem from beliefdb.audit_verify()"
                             ).fetchone() == (False, events, n + 1, problem)
+    assert verify_sql(url, ws) == (True, n, None)
+
+
+# rows deleted or texts changed by a superuser with the triggers off (session_replication_role =
+# replica: no event, no cascade): (statements, what the problem says, besides that no event records it)
+GONE: dict[str, tuple[list[str], list[str]]] = {
+    "version text changed": (
+        ["update beliefdb.source_version set content = content || ' Or 90 days.' where workspace_id = %(ws)s"
+         " and id = %(version)s"],
+        ["version 1 of source 'chat' (%(version)s): its text does not hash to its sha256"]),
+    "version text replaced, fragments no longer at their offsets": (
+        ["update beliefdb.source_version set content = 'Returns: 90 days. ' || content where workspace_id = %(ws)s"
+         " and id = %(version)s"],
+        ["version 1 of source 'chat' (%(version)s): its text does not hash to its sha256",
+         "its fragments' offsets may no longer point at their words"]),
+    "belief deleted": (
+        ["delete from beliefdb.belief where workspace_id = %(ws)s and id = %(belief)s"],
+        ["belief %(belief)s was deleted outside beliefdb: its node is left without its row in beliefdb.belief",
+         "rows in all are not as beliefdb stored them"]),
+    "belief deleted with its node": (
+        ["delete from beliefdb.belief where workspace_id = %(ws)s and id = %(belief)s",
+         "delete from beliefdb.node where workspace_id = %(ws)s and id = %(belief)s"],
+        ["belief %(belief)s: its evidence from fragment %(fragment)s is left behind: the belief no longer exists"]),
+    "node deleted": (
+        ["delete from beliefdb.node where workspace_id = %(ws)s and id = %(belief)s"],
+        ["belief %(belief)s has no node: its node was deleted outside beliefdb"]),
+    "fragment deleted": (
+        ["delete from beliefdb.fragment where workspace_id = %(ws)s and id = %(fragment)s"],
+        ["fragment %(fragment)s was deleted outside beliefdb: its node is left without its row in "
+         "beliefdb.fragment"]),
+}
+
+
+@pytest.mark.parametrize("tampering", list(GONE))
+def test_verify_finds_rows_deleted_and_texts_changed_with_the_triggers_off(shared_chain: tuple[str, str, int],
+                                                                           tampering: str) -> None:
+    """A superuser with the triggers off (session_replication_role = replica) changed a version's text
+    alone (its sha256 no longer its text's, its fragments' offsets at other words), or deleted a belief
+    outright (its node, evidence and reasons left behind: no cascade): verify said ok. It now names the
+    version or the row, and that no event records the change."""
+    url, ws, n = shared_chain
+    statements, says = GONE[tampering]
+    with psycopg.connect(url) as conn, conn.transaction(force_rollback=True):
+        row = conn.execute("select b.id, e.fragment_id, f.source_version_id from beliefdb.belief b"
+                           " join beliefdb.evidence e on e.workspace_id = b.workspace_id and e.belief_id = b.id"
+                           " join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id"
+                           " where b.workspace_id = %s and b.value = '7 days'", (ws,)).fetchone()
+        assert row is not None
+        names = {"ws": ws, "belief": row[0], "fragment": row[1], "version": row[2]}
+        conn.execute("set local session_replication_role = replica")
+        for statement in statements:
+            assert conn.execute(statement, names).rowcount == 1  # type: ignore[arg-type]
+        conn.execute("set local session_replication_role = origin")
+        ok, counted, first_broken, problem = conn.execute(
+            "select ok, events, first_broken, problem from beliefdb.audit_verify(%s)", (ws,)).fetchone() or ()
+        assert (ok, counted, first_broken) == (False, n, n + 1), problem
+        for said in says:
+            assert said % names in problem, problem
+        assert "no event records the change" in problem, problem
+        # the application role, bound to the workspace, reads the same verdict
+        conn.execute("select set_config('beliefdb.workspace_id', %s, true)", (ws,))
+        conn.execute("set local role beliefdb_app")
+        assert conn.execute("select ok, events, first_broken, problem from beliefdb.audit_verify()"
+                            ).fetchone() == (False, n, n + 1, problem)
+    assert verify_sql(url, ws) == (True, n, None)
+
+
+def test_verify_names_the_event_that_deleted_a_belief(shared_chain: tuple[str, str, int]) -> None:
+    """With the triggers on, a hand-written delete of a belief row (not its node, as beliefdb deletes)
+    appends its event, and the cascade takes its evidence: verify names the belief and the event."""
+    url, ws, n = shared_chain
+    with psycopg.connect(url) as conn, conn.transaction(force_rollback=True):
+        row = conn.execute("select id from beliefdb.belief where workspace_id = %s and value = '7 days'",
+                           (ws,)).fetchone()
+        assert row is not None
+        conn.execute("delete from beliefdb.belief where workspace_id = %s and id = %s", (ws, row[0]))
+        deleted = conn.execute("select seq from beliefdb.audit_event where workspace_id = %s"
+                               " and action = 'belief.delete'", (ws,)).fetchone()
+        assert deleted is not None
+        ok, first_broken, problem = conn.execute(
+            "select ok, first_broken, problem from beliefdb.audit_verify(%s)", (ws,)).fetchone() or ()
+        assert (ok, first_broken) == (False, deleted[0]), problem
+        assert f"belief {row[0]} was deleted outside beliefdb" in problem, problem
+        assert f"the last event to change it is event {deleted[0]} (belief.delete by" in problem, problem
     assert verify_sql(url, ws) == (True, n, None)
 
 

@@ -397,6 +397,71 @@ def test_audit_verify_of_a_chain_the_session_cannot_see_is_refused(story: str, w
         assert refused.value.diag.message_primary == message
 
 
+@pytest.mark.parametrize("workspace", ["chain deleted", "no such workspace"])
+def test_audit_verify_tells_a_superuser_the_chain_is_gone(story: str, workspace: str) -> None:
+    """A superuser who deleted a workspace's whole chain (events and head) was told "the application
+    role sees the bound workspace's chain only": a superuser sees every chain. Its hint now says the
+    chain was deleted, or that no workspace has the id; the application role's hint stays."""
+    with psycopg.connect(story) as conn:
+        (ws,) = conn.execute("select id from beliefdb.workspace where name = 'default'").fetchone() or (None,)
+        if workspace == "chain deleted":
+            conn.execute("delete from beliefdb.audit_event where workspace_id = %s", (ws,))
+            conn.execute("delete from beliefdb.audit_head where workspace_id = %s", (ws,))
+        else:
+            ws = uuid.uuid4()
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select * from beliefdb.audit_verify(%s)", (ws,))
+        assert refused.value.sqlstate == "BD003"
+        assert refused.value.diag.message_primary == f"workspace {ws} has no audit chain this session can see"
+        hint = refused.value.diag.message_hint or ""
+        assert "application role" not in hint, hint
+        if workspace == "chain deleted":
+            assert "this workspace's is gone: its events and head" in hint and "were deleted" in hint, hint
+        else:
+            assert "no workspace has this id" in hint, hint
+        conn.rollback()
+        # the application role, bound to another workspace, is told what it sees
+        conn.execute("set local role beliefdb_app")
+        with pytest.raises(psycopg.Error) as hidden:
+            conn.execute("select * from beliefdb.audit_verify(%s)", (uuid.uuid4(),))
+        assert "the application role sees the bound workspace's chain only" in (hidden.value.diag.message_hint or "")
+
+
+def test_reason_live_at_of_no_justification_is_false(story: str) -> None:
+    """reason_live_at(unknown workspace, unknown justification, now()) answered true: a reason with no
+    antecedent to check. An id that names no justification was no live reason; a real one's answer is
+    what it was (every antecedent belief believed then, no decision of it flagged then)."""
+    with psycopg.connect(story, autocommit=True) as conn:
+        assert conn.execute("select beliefdb.reason_live_at(gen_random_uuid(), gen_random_uuid(), now())"
+                            ).fetchone() == (False,)
+        rows = conn.execute("""
+            select beliefdb.reason_live_at(j.workspace_id, j.id, m.at),
+                   not exists (select from beliefdb.justification_antecedent y
+                                 join beliefdb.belief b on b.workspace_id = y.workspace_id and b.id = y.antecedent
+                                where y.workspace_id = j.workspace_id and y.justification_id = j.id
+                                  and not beliefdb.believed_at(b, m.at))
+                   and not exists (select from beliefdb.justification_antecedent y
+                                     join beliefdb.review_item r on r.workspace_id = y.workspace_id
+                                                                and r.node = y.antecedent
+                                    where y.workspace_id = j.workspace_id and y.justification_id = j.id
+                                      and r.kind = 'decision_flagged' and r.created_at <= m.at
+                                      and (r.resolved_at is null or r.resolved_at > m.at))
+              from beliefdb.justification j
+             cross join (select j2.created_at as at from beliefdb.justification j2
+                         union select now()) m""").fetchall()
+        assert rows and all(live == was for live, was in rows)
+        assert {live for live, _ in rows} == {True, False}
+        (ws, justification) = conn.execute("select workspace_id, id from beliefdb.justification limit 1").fetchone() \
+            or (None, None)
+        assert conn.execute("select beliefdb.reason_live_at(gen_random_uuid(), %s, now())",
+                            (justification,)).fetchone() == (False,)
+    # another workspace's reason, which row-level security hides from the application role
+    with _app(story) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(uuid.uuid4()),))
+        assert conn.execute("select beliefdb.reason_live_at(%s, %s, now())", (ws, justification)).fetchone() == (
+            False,)
+
+
 def test_a_bulk_batch_says_nothing_but_its_answer(story: str) -> None:
     """bulk_stage printed three NOTICEs in psql (schema "pg_temp" does not exist, skipping; then, in
     a later transaction, table "beliefdb_bulk_document" does not exist, skipping ...), and

@@ -207,6 +207,24 @@ def test_an_ivfflat_index_over_a_dimension_too_large_for_halfvec_is_refused(
     assert vector_indexes(postgresql) == [("belief_embedding_hnsw_384", "hnsw", None)]
 
 
+@pytest.mark.parametrize("dim", [4001, 5000, 16000])
+def test_a_dimension_no_index_takes_is_refused_as_dba_md_says(postgresql: psycopg.Connection[Any], dim: int) -> None:
+    """docs/dba.md: "halfvec indexes at most 4,000 dimensions: a larger dimension is refused (BD005)".
+    ensure_vector_index(5000) returned false (nothing to do) under 20,000 vectors, and failed only from
+    then on; it is refused whatever the store holds, saying why."""
+    with pytest.raises(psycopg.Error) as raised:
+        postgresql.execute("select beliefdb.ensure_vector_index(%s)", (dim,))
+    assert raised.value.sqlstate == "BD005"
+    assert raised.value.diag.message_primary == (
+        f"embedding dimension {dim} has no vector index: pgvector indexes at most 4,000 dimensions"
+        " (IVFFlat over halfvec; HNSW at most 2,000)")
+    assert "searches stay exact" in (raised.value.diag.message_hint or "")
+    postgresql.rollback()
+    # 4,000 is indexed (from 20,000 vectors on; under that, no index yet and nothing to do)
+    assert postgresql.execute("select beliefdb.ensure_vector_index(4000)").fetchone() == (False,)
+    assert vector_indexes(postgresql) == [("belief_embedding_hnsw_384", "hnsw", None)]
+
+
 @pytest.mark.slow
 def test_the_command_line_gives_each_dimension_its_index_as_the_schema_owner(
         cli: Cli, bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any],

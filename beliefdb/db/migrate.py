@@ -169,7 +169,9 @@ def run_sql(script: str) -> None:
     from alembic import context
 
     if context.is_offline_mode():
-        context.get_context().impl.static_output(script)
+        from beliefdb.db.migrate_script import quiet  # (it imports this module)
+
+        context.get_context().impl.static_output(quiet(script))
         return
     bind = context.get_bind()
     # the driver connection runs multi-statement scripts verbatim (no bind-parameter parsing)

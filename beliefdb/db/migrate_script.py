@@ -4,6 +4,7 @@ guard and the lock it starts with, for a DBA to read and run with psql (migratio
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 
 from psycopg import sql
@@ -48,17 +49,18 @@ def offline_preamble(start: str | None, target: str) -> str:
     read is a warning), no statement and no lock timeout (a migration has none, whatever a DBA set for
     the role or the database), the lock an online upgrade takes, and a guard that refuses a database at another
     revision than ``start`` (alembic's own update of the version row would match nothing there and let
-    the table changes through)."""
+    the table changes through). The lock is taken in the guard's block, which returns no rows: psql
+    printed the result of a ``select pg_advisory_xact_lock(...)``."""
     return sql.SQL("""\
 -- beliefdb schema upgrade from {start_text} to revision {target_text} (beliefdb migrate --sql): one transaction
 set local client_min_messages = warning;
 set local statement_timeout = 0;
 set local lock_timeout = 0;
-select pg_advisory_xact_lock(hashtext('beliefdb.migrate'));
 do $guard$
 declare
     v_at text;
 begin
+    perform pg_advisory_xact_lock(hashtext('beliefdb.migrate'));
     if to_regclass('beliefdb.alembic_version') is not null then
         select max(version_num) into v_at from beliefdb.alembic_version;
     end if;
@@ -79,3 +81,15 @@ def partial_upgrade_note(target: str, head: str) -> str:
     return (f"\n-- This script stops at revision {target}, before the head {head}: it changes tables only.\n"
             "-- The functions, views and grants of sql/ are the head's; the script that reaches the head\n"
             f"-- re-applies them (beliefdb migrate --sql --from {target}).\n")
+
+
+# a statement of a released revision (never changed: tests/test_migrations_released.py) that returns a
+# row only to set something: 0015's search path, 0047's principal. psql prints each row it returns.
+_SETTING = re.compile(r"^select (pg_catalog\.set_config\(.*?;)[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def quiet(script: str) -> str:
+    """An offline script's statements as they are, but those that set something with a ``select
+    pg_catalog.set_config(...)`` at the start of a line, which run in a block as ``perform``: the same
+    setting, and no row for psql to print in the middle of the upgrade."""
+    return _SETTING.sub(lambda m: f"do $quiet$\nbegin\n    perform {m.group(1)}\nend\n$quiet$;", script)

@@ -83,10 +83,11 @@ comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s wr
 -- Verify a workspace's chain; first_broken is the first event whose link does not hold, and problem
 -- says what is wrong there, in words (which event, and whether its payload, its link or the end of the
 -- chain was touched). It also checks what the beliefs rest on against what beliefdb stored (a belief
--- that no longer says what it said, evidence deleted or changed alone): a hand-written statement leaves
--- those with links that all hold. It reads the chain as the caller: a chain the session cannot see (another
--- workspace's, which row-level security hides from the application role, or one of no workspace) is
--- refused, not verified as an empty one, and so is the bound workspace's when none is bound (BD003, as
+-- that no longer says what it said, evidence deleted or changed alone, a version's text that no longer
+-- hashes to its sha256, a node or the row of its kind deleted without the other, evidence of a belief
+-- that is gone): a hand-written statement leaves those with links that all hold. It reads the chain as the caller: a chain the session cannot see (another
+-- workspace's, which row-level security hides from the application role, or one of no workspace: for
+-- the DBA, who sees every chain, one deleted) is refused, not verified as an empty one, and so is the bound workspace's when none is bound (BD003, as
 -- lock_workspace). Null is the bound workspace, as the default (an agent's login is bound whatever it
 -- sets: it said no workspace was bound).
 -- (before problem, its result had three columns: a result of another type cannot be replaced in place)
@@ -114,9 +115,20 @@ begin
     end if;
     if not exists (select from beliefdb.audit_head h where h.workspace_id = v_ws)
        and not exists (select from beliefdb.audit_event ev where ev.workspace_id = v_ws) then
+        -- the hint as who asks: row-level security hides other workspaces' chains from the
+        -- application role; a superuser or the tables' owner sees every chain, so there this one is gone
+        -- (every workspace's chain starts when it is made) or the id is no workspace's
         raise exception 'workspace % has no audit chain this session can see', v_ws
             using errcode = 'BD003',
-                  hint = 'the application role sees the bound workspace''s chain only: beliefdb.audit_verify()';
+                  hint = case when pg_catalog.row_security_active('beliefdb.audit_event'::regclass)
+                              then 'the application role sees the bound workspace''s chain only: beliefdb.audit_verify()'
+                              when exists (select from beliefdb.workspace w where w.id = v_ws)
+                              then 'this session sees every workspace''s chain, and this workspace''s is gone: its '
+                                   'events and head (beliefdb.audit_event, beliefdb.audit_head) were deleted outside '
+                                   'beliefdb (a workspace''s chain starts when it is made); restore them from a backup'
+                              else 'this session sees every workspace''s chain, and no workspace has this id: '
+                                   'select id, name from beliefdb.workspace'
+                         end;
     end if;
     return query
     with e as (
@@ -132,8 +144,36 @@ begin
     -- justification of the belief with that fragment as antecedent) changes only with its belief, its
     -- fragment or its justification. A hand-written update or delete appends an event like beliefdb's
     -- own (the links all hold), or none with the audit triggers off: this finds what it left.
+    -- each kind's nodes and rows (fragment, belief, decision, action, correction, step): how many,
+    -- and a hash of their ids; the same for every kind when each node has its row and each row its node
+    kinds_match as (
+        select not exists (
+                   select from (select n.kind, count(*) as n, bit_xor(uuid_hash_extended(n.id, 0)) as h
+                                  from beliefdb.node n
+                                 where n.workspace_id = v_ws
+                                 group by n.kind) n
+                   full join (select 'fragment'::beliefdb.node_kind as kind, count(*) as n,
+                                     bit_xor(uuid_hash_extended(k.id, 0)) as h
+                                from beliefdb.fragment k where k.workspace_id = v_ws
+                              union all
+                              select 'belief', count(*), bit_xor(uuid_hash_extended(k.id, 0))
+                                from beliefdb.belief k where k.workspace_id = v_ws
+                              union all
+                              select 'decision', count(*), bit_xor(uuid_hash_extended(k.id, 0))
+                                from beliefdb.decision k where k.workspace_id = v_ws
+                              union all
+                              select 'action', count(*), bit_xor(uuid_hash_extended(k.id, 0))
+                                from beliefdb.action k where k.workspace_id = v_ws
+                              union all
+                              select 'correction', count(*), bit_xor(uuid_hash_extended(k.id, 0))
+                                from beliefdb.correction k where k.workspace_id = v_ws
+                              union all
+                              select 'step', count(*), bit_xor(uuid_hash_extended(k.id, 0))
+                                from beliefdb.step k where k.workspace_id = v_ws) k on k.kind = n.kind
+                    where coalesce(n.n, 0) <> coalesce(k.n, 0) or coalesce(n.h, 0) <> coalesce(k.h, 0)) as same
+    ),
     rests as (
-        select b.id::text as key,
+        select b.id::text as key, array['belief.update'] as actions,
                format('belief %s does not say what it said when it was stored: its statement, subject, attribute, '
                       'value, kind, scope, valid time or world is not what its sha256 recorded (beliefdb never '
                       'changes them: a correction is a new belief)', b.id) as problem
@@ -142,7 +182,7 @@ begin
            and b.sha256 is distinct from beliefdb.belief_sha256(b.statement, b.subject, b.attribute, b.value, b.kind,
                                                                b.scope, b.valid_time, b.provenance)
         union all
-        select ev.belief_id || '/' || ev.fragment_id,
+        select ev.belief_id || '/' || ev.fragment_id, array['evidence.insert', 'evidence.update', 'evidence.delete'],
                case when ev.quote is distinct from f.text then
                         format('belief %s: its evidence from fragment %s quotes what the fragment does not say (the '
                                'quote is not the fragment''s text)', ev.belief_id, ev.fragment_id)
@@ -162,7 +202,7 @@ begin
          where ev.workspace_id = v_ws
            and (ev.quote is distinct from f.text or (ev.role = 'supports' and a.justification_id is null))
         union all
-        select a.consequent || '/' || a.antecedent,
+        select a.consequent || '/' || a.antecedent, array['evidence.insert', 'evidence.update', 'evidence.delete'],
                format('belief %s rests on fragment %s (justification %s) with no evidence row: its evidence was '
                       'deleted alone (beliefdb deletes evidence only with its belief, fragment or justification)',
                       a.consequent, a.antecedent, a.justification_id)
@@ -171,17 +211,70 @@ begin
            and not exists (select from beliefdb.evidence ev
                             where ev.workspace_id = a.workspace_id and ev.justification_id = a.justification_id
                               and ev.fragment_id = a.antecedent and ev.belief_id = a.consequent)
+        union all
+        -- a version's text against its sha256: beliefdb writes them together (at ingest, a turn
+        -- appended, a forget's mask), so a text changed alone no longer hashes to it, and its fragments'
+        -- offsets and quotes may point at other words
+        select v.id::text, array['source_version.update'],
+               format('version %s of source %s (%s): its text does not hash to its sha256: the text was changed '
+                      'after it was stored (beliefdb writes a version''s text and sha256 together: at ingest, a '
+                      'turn appended, a forget''s mask), so its fragments'' offsets may no longer point at their '
+                      'words', v.version, coalesce(pg_catalog.quote_literal(s.name), 'that no longer exists'), v.id)
+          from beliefdb.source_version v
+          left join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+         where v.workspace_id = v_ws
+           and v.sha256 is distinct from sha256(convert_to(v.content, 'UTF8'))
+        union all
+        -- a node and the row of its kind (fragment, belief, decision, action, correction, step) go
+        -- together: beliefdb deletes the node, and the row goes with it (on delete cascade). One left
+        -- without the other was deleted outside beliefdb (alone, with the triggers that cascade off; a
+        -- row deleted alone with them on leaves its node too, and an event). Compared kind by kind by
+        -- their number and a hash of their ids (kinds, below: an index-only read), and named only when
+        -- those differ (a join of every node with its row took as long as the rest of verify)
+        select coalesce(n.id, k.id)::text,
+               case when k.id is null then array[n.kind || '.delete', n.kind || '.update']
+                    else array['node.delete', 'node.update'] end,
+               case when k.id is null
+                    then format('%s %s was deleted outside beliefdb: its node is left without its row in '
+                                'beliefdb.%s (beliefdb deletes the node, and the row with it), and what rested '
+                                'on it with it', n.kind, n.id, n.kind)
+                    else format('%s %s has no node: its node was deleted outside beliefdb, with the triggers '
+                                'that cascade off (beliefdb deletes the node, and the row with it)', k.kind, k.id)
+               end
+          from (select n.id, n.kind from beliefdb.node n
+                 where n.workspace_id = v_ws and (select not m.same from kinds_match m)) n
+          full join (select k.id, k.node_kind as kind from beliefdb.fragment k where k.workspace_id = v_ws
+                     union all
+                     select k.id, k.node_kind from beliefdb.belief k where k.workspace_id = v_ws
+                     union all
+                     select k.id, k.node_kind from beliefdb.decision k where k.workspace_id = v_ws
+                     union all
+                     select k.id, k.node_kind from beliefdb.action k where k.workspace_id = v_ws
+                     union all
+                     select k.id, k.node_kind from beliefdb.correction k where k.workspace_id = v_ws
+                     union all
+                     select k.id, k.node_kind from beliefdb.step k where k.workspace_id = v_ws) k
+            on k.id = n.id and k.kind = n.kind and (select not m.same from kinds_match m)
+         where (select not m.same from kinds_match m) and (n.id is null or k.id is null)
+        union all
+        -- evidence of a belief that is gone (its node and its row deleted together), by the keys' order
+        select ev.belief_id || '/' || ev.fragment_id, array['evidence.insert', 'evidence.update'],
+               format('belief %s: its evidence from fragment %s is left behind: the belief no longer exists '
+                      '(deleted outside beliefdb, its node with it, with the triggers that cascade off)',
+                      ev.belief_id, ev.fragment_id)
+          from beliefdb.evidence ev
+         where ev.workspace_id = v_ws
+           and not exists (select from beliefdb.belief b where b.workspace_id = ev.workspace_id and b.id = ev.belief_id)
     ),
-    -- the last event that changed each of those rows (by its key), if any recorded it
+    -- the last event that changed each of those rows (by its key and what it did), if any recorded it
     touched as (
-        select k.key, max(ev.seq) as seq
+        select r.key, max(ev.seq) as seq
           from e ev
          cross join lateral jsonb_array_elements_text(
                 case when jsonb_typeof(ev.payload -> 'keys') = 'array' then ev.payload -> 'keys' end) k (key)
+          join rests r on r.key = k.key and ev.action = any(r.actions)
          where exists (select from rests)
-           and ev.action in ('belief.update', 'evidence.insert', 'evidence.update', 'evidence.delete')
-           and k.key in (select r.key from rests r)
-         group by k.key
+         group by r.key
     ),
     -- each broken link with what is wrong, the most telling first where one event has several
     broken as (
@@ -257,8 +350,9 @@ begin
            and t.tgenabled not in ('O', 'A')
         having count(*) > 0
         union all
-        -- a belief that does not say what it said, or evidence changed alone (rests, above): at the last
-        -- event that changed its row, or past the end when none records it
+        -- a belief that does not say what it said, evidence changed alone, a version's text changed, a
+        -- node or its row deleted alone (rests, above): at the last event that changed its row, or past
+        -- the end when none records it
         select coalesce(t.seq, (select coalesce(max(e.seq), 0) + 1 from e)), 9,
                r.problem
                || coalesce((select format('; the last event to change it is event %s (%s by %s, at %s)',
@@ -266,7 +360,7 @@ begin
                               from e ev where ev.seq = t.seq),
                            '; no event records the change: it was made with the audit triggers off')
                || case when count(*) over () > 1
-                       then format(' (%s beliefs or evidence rows in all are not as beliefdb stored them)', count(*) over ())
+                       then format(' (%s rows in all are not as beliefdb stored them)', count(*) over ())
                        else '' end
           from rests r
           left join touched t on t.key = r.key

@@ -513,13 +513,17 @@ comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Wheth
 
 -- Whether a reason (a justification) was live at a moment, as the pictures show it as of then: every
 -- belief it needs believed then (believed_at), and no decision it needs flagged and not yet resolved
--- then (its review items). Its other antecedents are taken as recorded.
+-- then (its review items). Its other antecedents are taken as recorded. An id that names no
+-- justification of the workspace (or none this session can see) was no live reason: false, not the
+-- true of a reason with nothing to check.
 create or replace function beliefdb.reason_live_at(p_workspace_id uuid, p_justification uuid, p_at timestamptz)
 returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select not exists (select from beliefdb.justification_antecedent y
+    select exists (select from beliefdb.justification j
+                    where j.workspace_id = p_workspace_id and j.id = p_justification)
+       and not exists (select from beliefdb.justification_antecedent y
                          join beliefdb.belief b on b.workspace_id = y.workspace_id and b.id = y.antecedent
                         where y.workspace_id = p_workspace_id and y.justification_id = p_justification
                           and not beliefdb.believed_at(b, p_at))
@@ -529,7 +533,7 @@ as $$
                           and r.kind = 'decision_flagged' and r.created_at <= p_at
                           and (r.resolved_at is null or r.resolved_at > p_at))
 $$;
-comment on function beliefdb.reason_live_at(uuid, uuid, timestamptz) is 'Whether a justification was live at a moment: its beliefs believed then, no decision of it flagged and unresolved then';
+comment on function beliefdb.reason_live_at(uuid, uuid, timestamptz) is 'Whether a justification was live at a moment: its beliefs believed then, no decision of it flagged and unresolved then; false for an id that names no justification of the workspace';
 
 -- The status a belief believed at a moment (believed_at) had then: conflicting if a tie with it was
 -- open then with a rival live then (rule 8: a live belief is conflicting while one of its open ties

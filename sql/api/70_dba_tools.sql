@@ -474,7 +474,7 @@ comment on function beliefdb.refresh_decision_reasons(uuid, uuid[]) is 'Recomput
 -- HNSW graph over many near-duplicates misses what exact search finds (recall@10 0.57 at 100k with
 -- ef_search 400; IVFFlat 0.97, in less time). pgvector's HNSW takes vectors of at most 2,000
 -- dimensions: a larger dimension has no index (exact search) until IVFFlat over halfvec (at most
--- 4,000). One call a dimension at a time (a transaction-level advisory lock): two at once would
+-- 4,000); one over 4,000 never has one, and is refused (BD005). One call a dimension at a time (a transaction-level advisory lock): two at once would
 -- build twice. True when it created or rebuilt an index.
 create or replace function beliefdb.ensure_vector_index(p_dim integer) returns boolean
 language plpgsql security definer
@@ -489,6 +489,15 @@ declare
 begin
     if p_dim is null or p_dim < 1 or p_dim > 16000 then
         raise exception 'invalid embedding dimension %', p_dim using errcode = 'BD005';
+    end if;
+    -- a dimension no index of pgvector takes, whatever its number of vectors (it returned false under
+    -- 20,000, as if its index were there, and failed from then on)
+    if p_dim > 4000 then
+        raise exception 'embedding dimension % has no vector index: pgvector indexes at most 4,000 dimensions '
+                        '(IVFFlat over halfvec; HNSW at most 2,000)', p_dim
+            using errcode = 'BD005',
+                  hint = 'its searches stay exact (they read every vector of the workspace''s model); a model of '
+                         '4,000 dimensions or fewer can be indexed';
     end if;
     perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('beliefdb.ensure_vector_index', p_dim));
     execute 'select count(*) from beliefdb.belief_embedding where vector_dims(embedding) = $1'
@@ -515,4 +524,4 @@ begin
     return true;
 end
 $$;
-comment on function beliefdb.ensure_vector_index(integer) is 'Create or rebuild the vector index a dimension''s size calls for: HNSW under 20,000 vectors, IVFFlat over halfvec from then on (owner rights)';
+comment on function beliefdb.ensure_vector_index(integer) is 'Create or rebuild the vector index a dimension''s size calls for: HNSW under 20,000 vectors, IVFFlat over halfvec from then on (owner rights); BD005 for a dimension over 4,000, which no index takes';

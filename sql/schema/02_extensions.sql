@@ -63,10 +63,15 @@ $$;
 -- From here on, this session names the extensions' types, operators and functions unqualified:
 -- its search path is pg_catalog, the schemas they live in, pg_temp. The functions that use them
 -- take that path as theirs (set search_path from current: beliefdb.recall and
--- beliefdb.ensure_vector_index); every other function keeps pg_catalog, pg_temp.
-select pg_catalog.set_config('search_path',
-                             'pg_catalog, ' || pg_catalog.string_agg(distinct pg_catalog.quote_ident(n.nspname), ', ')
-                             || ', pg_temp', false) as search_path
-  from pg_catalog.pg_extension e
-  join pg_catalog.pg_namespace n on n.oid = e.extnamespace
- where e.extname in ('vector', 'pg_trgm');
+-- beliefdb.ensure_vector_index); every other function keeps pg_catalog, pg_temp. (In a block, so
+-- that it returns no rows: a script of beliefdb migrate --sql run with psql printed the path.)
+do $$
+begin
+    perform pg_catalog.set_config('search_path',
+                                  'pg_catalog, ' || pg_catalog.string_agg(distinct pg_catalog.quote_ident(n.nspname), ', ')
+                                  || ', pg_temp', false)
+       from pg_catalog.pg_extension e
+       join pg_catalog.pg_namespace n on n.oid = e.extnamespace
+      where e.extname in ('vector', 'pg_trgm');
+end
+$$;
