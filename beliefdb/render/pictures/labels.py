@@ -32,6 +32,10 @@ _HOLDS_AGAIN = {
     "done": "done", "failed": "failed", "rolled_back": "rolled back",
 }
 
+#: what the review queue and ``why`` say of a flagged decision that holds now: its flag stays until a
+#: person resolves it (rule 4), who should know its support came back
+HOLDS_AGAIN = "holds again: its support came back; approve to release its actions, or reject"
+
 
 def mark_words(node: GraphNode, mark: str) -> str:
     """A node's mark in words, as the text output and a drawn node say it: a decision or an action
