@@ -517,6 +517,17 @@ def test_ingest_help_says_a_transcript_may_use_the_full_width_colon(cli_without_
     assert "the colon may be the full-width '：' of CJK chat ('张伟：text')" in shown
 
 
+def test_ingest_help_says_the_extractor_runs_beside_the_claims(cli_without_db: Cli) -> None:
+    """ingest FILE --claims runs the extractor too (rules by default), its beliefs stored beside the claims
+    (a trial got a claim's dated belief and the rules' undated one of the same line): --claims's help says
+    so, and that --extractor none stores only the claims; so does README."""
+    shown = _flat(cli_without_db("ingest", "--help", env={"COLUMNS": "2000"}).stdout)
+    assert ("The --extractor (rules by default) runs too and adds what it extracts beside the claims:"
+            " --extractor none stores only the claims.") in shown
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").split())
+    assert "what it extracts is stored beside the claims: give `--extractor none` to store the claims alone" in readme
+
+
 EXPECTED_HELP = {
     (): ["ingest", "beliefs", "why", "migrate", "demo", "db", "workspace", "audit"],
     ("ingest",): ["--claims", "--authority", "--source", "--label", "--version-label", "--extractor", "--db",

@@ -722,6 +722,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.repair_plan_json(text[],boolean)",
         "beliefdb.repair_replayed(uuid)",
         "beliefdb.repair_to_replay(uuid)",
+        "beliefdb.resolve_source(text,integer)",
         "beliefdb.retract(text,text,text,integer,boolean)",
         "beliefdb.retract_preview(text,text,integer,boolean)",
         "beliefdb.review_resolve(text,text,text,text)",

@@ -227,8 +227,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         return await self.call(self.sync.forget, source=source, subject=subject, belief=belief, preview=preview,
                                expect=expect, mask_mentions=mask_mentions)
 
-    async def impact(self, *refs: str | UUID) -> list[ImpactRow]:
-        return await self.call(self.sync.impact, *refs)
+    async def impact(self, *refs: str | UUID, source: str | None = None, version: int | None = None
+                     ) -> list[ImpactRow]:
+        return await self.call(self.sync.impact, *refs, source=source, version=version)
 
     async def preview_correction(self, belief: str | UUID, statement: str | None = None,
                                  value: str | None = None) -> CorrectionPreview:

@@ -21,9 +21,10 @@ class AsyncPictures(AsyncPart):
                                include_fixtures=include_fixtures)
 
     async def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0,
-                           include_fixtures: bool = False) -> Graph:
+                           include_fixtures: bool = False, source: str | None = None, version: int | None = None
+                           ) -> Graph:
         return await self.call(self.sync.impact_graph, *refs, limit=limit, offset=offset,
-                               include_fixtures=include_fixtures)
+                               include_fixtures=include_fixtures, source=source, version=version)
 
     async def run_graph(self, ref: str | UUID) -> Graph:
         return await self.call(self.sync.run_graph, ref)

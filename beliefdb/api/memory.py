@@ -251,9 +251,11 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
 
     # --- truth ----------------------------------------------------------------------------------
 
-    def impact(self, *refs: str | UUID) -> list[ImpactRow]:
-        """Dry run: what would stop holding, be flagged, be held, or survive if these stopped holding."""
-        return retraction.impact(self.database, refs)
+    def impact(self, *refs: str | UUID, source: str | None = None, version: int | None = None) -> list[ImpactRow]:
+        """Dry run: what would stop holding, be flagged, be held, or survive if these stopped holding; with
+        ``source`` (a source's name) that source too, or with ``version`` only that version of it, by number,
+        as :meth:`retract` names them."""
+        return retraction.impact(self.database, refs, source=source, version=version)
 
     def preview_correction(self, belief: str | UUID, statement: str | None = None,
                            value: str | None = None) -> CorrectionPreview:

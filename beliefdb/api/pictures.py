@@ -37,17 +37,19 @@ class Pictures:
                                include_fixtures=include_fixtures)
 
     def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0,
-                     include_fixtures: bool = False) -> Graph:
+                     include_fixtures: bool = False, source: str | None = None, version: int | None = None) -> Graph:
         """:meth:`impact` as a picture: each node it names marked stops_holding, stops_current (still holds,
         superseded anew), becomes_current, would_flag, would_hold or survives (with what it survives on), a
         fragment folded into its source, with the nodes asked about and the edges between them. With
         ``limit``, at most that many marked nodes from ``offset`` (flagged decisions and held actions
         first): ``page`` says which of how many, ``totals`` how many nodes each mark names in the whole
         answer. Production history only unless ``include_fixtures`` (every world, labelled): a fixture
-        target is refused, fixture material left out of the marks and totals."""
+        target is refused, fixture material left out of the marks and totals. ``source`` and ``version``: as
+        :meth:`impact` takes them."""
         from beliefdb import graph
 
-        return graph.impact_graph(self.database, refs, limit=limit, offset=offset, include_fixtures=include_fixtures)
+        return graph.impact_graph(self.database, refs, limit=limit, offset=offset, include_fixtures=include_fixtures,
+                                  source=source, version=version)
 
     def run_graph(self, ref: str | UUID) -> Graph:
         """A run's trace (id or unique prefix) as a picture: the run, its steps, what each read or rested on

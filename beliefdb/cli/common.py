@@ -78,6 +78,12 @@ Format = Annotated[PictureFormat | None, typer.Option(
     "--format", help="text (for people, the default), mermaid (a flowchart to paste into Markdown) or dot"
                      " (Graphviz: dot -Tsvg); --json prints the data instead.")]
 
+#: ingest --claims: the extractor runs beside the claims (a trial got its dated claims and the rules'
+#: undated beliefs of the same lines side by side), unless --extractor none
+CLAIMS_HELP = ("JSONL claims: {statement, subject, attribute, value, quote} per line, plus optional kind, scope,"
+               " valid_from, valid_to, start, end. One document only. The --extractor (rules by default) runs too"
+               " and adds what it extracts beside the claims: --extractor none stores only the claims.")
+
 #: the file arguments beliefdb only opens: a name with bytes that are not UTF-8 still names its file
 FILE_ARGUMENTS = frozenset({"paths", "claims", "labels", "plot"})
 

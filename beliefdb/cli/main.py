@@ -47,6 +47,7 @@ from beliefdb.cli import (
     truth as cli_truth,
 )
 from beliefdb.cli.common import (
+    CLAIMS_HELP,
     MEMORY,
     REVIEW,
     Authority,
@@ -172,10 +173,7 @@ def ingest(
     label: Annotated[Label | None, typer.Option(
         help="Provenance label (new sources default to production).")] = None,
     version_label: Annotated[str | None, typer.Option(help="A label for this version, e.g. v3.2.")] = None,
-    claims: Annotated[Path | None, typer.Option(
-        parser=file_path,
-        help="JSONL claims: {statement, subject, attribute, value, quote} per line, plus optional kind, scope,"
-             " valid_from, valid_to, start, end. One document only.")] = None,
+    claims: Annotated[Path | None, typer.Option(parser=file_path, help=CLAIMS_HELP)] = None,
     extractor: Annotated[ExtractorName, typer.Option(
         help="Extractor to run on the text: rules (offline), none, or llm (an OpenAI-compatible chat endpoint:"
              " set BELIEFDB_LLM_URL, optionally BELIEFDB_LLM_MODEL, BELIEFDB_LLM_API_KEY; its quotes pass the"

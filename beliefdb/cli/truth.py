@@ -124,7 +124,12 @@ def list_actions(
 
 @with_memory(principal=False)
 def impact(
-    ids: Annotated[list[str], typer.Argument(help="Beliefs (id or prefix), fragments, decisions or source names.")],
+    ids: Annotated[list[str] | None, typer.Argument(
+        help="Beliefs (id or prefix), fragments, decisions, source names, or a source's or source version's id"
+             " (or prefix).", metavar="[IDS]...")] = None,
+    source: Annotated[str | None, typer.Option(help="A source by name: all of its fragments.")] = None,
+    version: Annotated[int | None, typer.Option(help="With --source: only this version (as retract names it).")]
+        = None,
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures", help="Allow fixture or synthetic material and draw it, labelled (text and pictures;"
                                    " --json lists every world).")] = False,
@@ -136,14 +141,20 @@ def impact(
 
     The text names statements and titles, a source's fragments folded into it, what is built on each
     belief under it, production history only unless --include-fixtures; --format mermaid or dot draws
-    the same marks; --json lists the ids.
+    the same marks; --json lists the ids. --source NAME --version N names one version of a source, as
+    retract --preview does.
     """
+    if version is not None and source is None:
+        usage("--version goes with --source")
+    if not ids and source is None:
+        usage("name what to assess: ids or source names, or --source NAME (with --version N: one version)")
     shape = picture_format(fmt, as_json)
+    ids = ids or []
     with errors(as_json), memory.open() as bdb:
         if as_json:
-            typer.echo(render.to_json(render.impact_json(bdb.impact(*ids))))
+            typer.echo(render.to_json(render.impact_json(bdb.impact(*ids, source=source, version=version))))
             return
-        picture = bdb.impact_graph(*ids, include_fixtures=include_fixtures)
+        picture = bdb.impact_graph(*ids, include_fixtures=include_fixtures, source=source, version=version)
     typer.echo(pictures.draw(picture, shape))
 
 

@@ -710,6 +710,10 @@ select beliefdb.repair_replayed(%s);
 -- What retracting these nodes would affect
 select node, kind, effect, detail from beliefdb.impact(%s) order by effect, kind, node;
 
+-- resolve_source --
+-- A source by its name, or one version of it by number (as retract names them): its id
+select beliefdb.resolve_source(%s, %s);
+
 -- retract --
 -- Retract (or undo the retraction of) a node, a source or a source version
 select * from beliefdb.retract(%s, %s, %s, %s, %s);

@@ -14,7 +14,7 @@ from typing import Any
 from uuid import UUID
 
 from beliefdb.models.graph import NODE_KINDS, Graph, GraphEdge, GraphNode, Page
-from beliefdb.render.pictures.labels import version_label
+from beliefdb.render.pictures.labels import HOLDS_AGAIN, version_label
 
 #: How each propagating edge kind of the support graph reads, from antecedent to consequent.
 EDGE_RELATIONS = {
@@ -98,6 +98,8 @@ class Canvas:
             if shown is None:
                 continue
             self.add(r["id"], r["kind"], r["label"], r["status"], shown)
+            if r["kind"] == "decision" and r["status"] == "needs_review" and r["holds"] and self.as_of is None:
+                self.note(r["id"], HOLDS_AGAIN)  # (flagged, and holding now: rule 4 keeps the flag)
             if r.get("forgotten"):
                 n = r["forgotten"]
                 self.mark(r["id"], "forgotten", f"{n} reason{' was' if n == 1 else 's were'} forgotten (rule 14):"

@@ -39,10 +39,11 @@ MAX_OFFSET = 2**31 - 1
 
 
 def impact_graph(db: Database, refs: Sequence[str | UUID], *, limit: int | None = None, offset: int = 0,
-                 include_fixtures: bool = False) -> Graph:
-    """The picture of what retracting ``refs`` (beliefs, fragments, decisions, sources by name or id)
-    would do, from the rows of ``beliefdb.impact``: every marked node, or with ``limit`` at most that
-    many from ``offset`` (``page`` says which of how many, ``totals`` how many nodes each mark names).
+                 include_fixtures: bool = False, source: str | None = None, version: int | None = None) -> Graph:
+    """The picture of what retracting ``refs`` (beliefs, fragments, decisions, sources by name or id; and
+    ``source``, or one ``version`` of it by number, as ``retract`` names them) would do, from the rows of
+    ``beliefdb.impact``: every marked node, or with ``limit`` at most that many from ``offset`` (``page``
+    says which of how many, ``totals`` how many nodes each mark names).
     Production history only (rule 15): the rows of fixture and synthetic beliefs and fragments are left
     out of the marks and the totals, and such a target is refused, unless ``include_fixtures`` (then
     every world is drawn, labelled)."""
@@ -52,6 +53,7 @@ def impact_graph(db: Database, refs: Sequence[str | UUID], *, limit: int | None 
         raise errors.InvalidInput(f"offset must be between 0 and {MAX_OFFSET:,}")
     canvas = Canvas(include_fixtures=include_fixtures)
     with db.transaction() as c:
+        refs = retraction.impact_refs(db, refs, source, version, c)
         every = retraction.impact(db, refs, c)
         targets = read.resolve(db, [str(r) for r in refs], None, c)
         if not include_fixtures:

@@ -166,6 +166,9 @@ class ReviewItem:
     proposed_by: str | None = None
     proposal: dict[str, Any] | None = None
     source_id: UUID | None = None
+    #: whether the node it is about holds now (None for an item of a source): a flagged decision whose
+    #: support came back holds again, its item open until a person approves or rejects it (rule 4)
+    node_holds: bool | None = None
 
 
 

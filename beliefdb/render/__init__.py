@@ -40,6 +40,7 @@ from beliefdb.render.corrections import (
 )
 from beliefdb.render.ids import short
 from beliefdb.render.ingest import ingest_report, not_embedded
+from beliefdb.render.pictures.labels import HOLDS_AGAIN
 from beliefdb.render.terminal import JSON_CONTROLS, for_terminal
 
 # (re-exported: these are the callers' names, render.short and render.ingest_report among them)
@@ -320,5 +321,5 @@ def review_items(rows: Iterable[ReviewItem], *, paged: bool = False) -> str:
     """The review queue, an item a line; ``paged``: a page after an item (none left: no more, not an empty
     queue)."""
     lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node or r.source_id or '')}  {r.subject or ''}  — {r.reason}"
-             for r in rows]
+             + (f"; {HOLDS_AGAIN}" if r.kind == "decision_flagged" and r.node_holds else "") for r in rows]
     return "\n".join(lines) if lines else "(no more review items)" if paged else "(review queue is empty)"

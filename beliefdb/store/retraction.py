@@ -42,15 +42,34 @@ def _target(belief: str | UUID | None, fragment: str | UUID | None, source: str 
     return "node", str(fragment)
 
 
-def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[Any] | None = None) -> list[ImpactRow]:
-    """If these beliefs, fragments, decisions or sources stopped holding: the effects, nothing written."""
-    if not refs:
-        raise errors.InvalidInput("name at least one belief, fragment, decision or source")
+def impact_refs(db: Database, refs: Sequence[str | UUID], source: str | None, version: int | None,
+                conn: psycopg.Connection[Any]) -> list[str]:
+    """What an impact names: ``refs`` as given, and ``source`` (a source's name), or one ``version`` of it
+    by number, as ``retract`` names them (``beliefdb.resolve_source``: its id)."""
     wrong = next((ref for ref in refs if not isinstance(ref, str | UUID)), None)
     if wrong is not None:  # (a list given as one of them: impact(*ids), not impact(ids))
         raise errors.InvalidInput(f"impact takes ids (or unique prefixes) or source names, each a str or a UUID,"
                                   f" not {type(wrong).__name__}: impact(*refs)")
-    return db.fetch_all(ImpactRow, Q.impact, ([str(ref) for ref in refs],), conn)
+    if version is not None and source is None:
+        raise errors.InvalidInput(f"{errors.argument('version')} goes with {errors.argument('source')}")
+    if version is not None:
+        check_integer(version, "version")
+    if source is not None and not isinstance(source, str):
+        raise errors.InvalidInput(f"{errors.argument('source')} is a source's name, not {type(source).__name__}")
+    named = [str(ref) for ref in refs]
+    if source is not None:
+        named.append(str(db.scalar(Q.resolve_source, (source, version), conn)))
+    if not named:
+        raise errors.InvalidInput("name at least one belief, fragment, decision or source")
+    return named
+
+
+def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[Any] | None = None, *,
+           source: str | None = None, version: int | None = None) -> list[ImpactRow]:
+    """If these beliefs, fragments, decisions or sources (and ``source``, or its ``version``) stopped
+    holding: the effects, nothing written."""
+    with db.transaction(conn) as c:
+        return db.fetch_all(ImpactRow, Q.impact, (impact_refs(db, refs, source, version, c),), c)
 
 
 def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,

@@ -33,8 +33,9 @@ $$;
 comment on function beliefdb.expand_targets(uuid, uuid[]) is 'Node ids for a list of node, source and source-version ids';
 
 -- What a retraction or an impact names, from what a person calls it: a source by its name (or its
--- id), a source version by its id, or any node by its id or a unique prefix (resolve_node). A whole id
--- names what has that id before a source of that name.
+-- id), a source version by its id, or any node by its id or a unique prefix (resolve_node); a prefix
+-- of at least 4 hex digits names a source or a source version too, unique among them and the nodes
+-- (BD006 when it begins more than one). A whole id names what has that id before a source of that name.
 create or replace function beliefdb.resolve_target(p_ref text) returns uuid
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -42,7 +43,9 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_ref text := lower(trim(coalesce(p_ref, '')));
+    v_hex text;
     v_id uuid;
+    v_others uuid[] := '{}';
 begin
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
@@ -68,12 +71,62 @@ begin
     elsif v_ref !~ '^[0-9a-f-]+$' then  -- (no id nor the start of one: a name, naming nothing)
         raise exception 'no node, source or source version is named %', p_ref using errcode = 'BD004';
     end if;
+    -- a prefix of at least 4 hex digits may begin a source's or a source version's id as well as a
+    -- node's (the pictures show a source's short id): it names one of them, unique among them all
+    v_hex := replace(v_ref, '-', '');
+    if v_ref ~ '^[0-9a-f-]{4,36}$' and length(v_hex) >= 4
+       and v_ref = left(rpad(v_hex, 32, '0')::uuid::text, length(v_ref)) then
+        v_others := array(select x.id
+                            from (select s.id from beliefdb.source s
+                                   where s.workspace_id = v_ws
+                                     and s.id between rpad(v_hex, 32, '0')::uuid and rpad(v_hex, 32, 'f')::uuid
+                                  union all
+                                  select v.id from beliefdb.source_version v
+                                   where v.workspace_id = v_ws
+                                     and v.id between rpad(v_hex, 32, '0')::uuid and rpad(v_hex, 32, 'f')::uuid) x
+                           limit 2);
+    end if;
     -- (the subtransaction of an exception block, only when the quick answers found nothing)
     begin
-        return beliefdb.resolve_node(p_ref);
+        v_id := beliefdb.resolve_node(p_ref);
     exception when sqlstate 'BD004' then
+        if cardinality(v_others) = 1 then
+            return v_others[1];
+        elsif cardinality(v_others) > 1 then
+            raise exception 'id prefix % is ambiguous: it begins the ids of several sources or source versions; give more characters of the id', p_ref
+                using errcode = 'BD006';
+        end if;
         raise exception 'no node, source or source version is named %', p_ref using errcode = 'BD004';
     end;
+    if cardinality(v_others) > 0 then
+        raise exception 'id prefix % is ambiguous: it begins the id of a node and of a source or source version; give more characters of the id', p_ref
+            using errcode = 'BD006';
+    end if;
+    return v_id;
 end
 $$;
-comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or id), a source version id, or a node id or unique id prefix in the bound workspace (a whole id names what has it before a source of that name)';
+comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or id), a source version id, or a node, source or source version id or unique id prefix in the bound workspace (a whole id names what has it before a source of that name)';
+
+-- A source by its name, or one version of it by its number, as retract names them (--source, --version):
+-- the source's id, or that version's, which beliefdb.impact takes (impact --source NAME --version N,
+-- where a version's id was the only way to name it). BD004 for an unknown source, or a version it does
+-- not have, naming those it has (beliefdb._retraction_targets, as retract says it). Owner rights, for
+-- retract's internals, confined to the bound workspace.
+create or replace function beliefdb.resolve_source(p_name text, p_version integer default null) returns uuid
+language plpgsql stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb._bound_workspace();
+    v_id uuid := beliefdb._retraction_target(v_ws, 'source', p_name);
+begin
+    if v_id is null then
+        raise exception 'unknown source %', coalesce(pg_catalog.quote_literal(p_name), 'null') using errcode = 'BD004';
+    elsif p_version is null then
+        return v_id;
+    end if;
+    return (beliefdb._retraction_targets(v_ws, 'version', v_id, p_version))[1];
+end
+$$;
+comment on function beliefdb.resolve_source(text, integer) is 'Resolve a source by its name, or one version of it by number, in the bound workspace (as retract names them)';

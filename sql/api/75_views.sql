@@ -128,6 +128,20 @@ select d.workspace_id,
 comment on view beliefdb.decision_support is 'Each decision''s justifications, their antecedents, and whether each is still live';
 
 -- Open review items, durable until a person approves or rejects them.
+-- (before node_holds, workspace was its column after source_id: a view's columns cannot be put in
+-- another order in place, and every view ends with workspace)
+do $$
+begin
+    if pg_catalog.to_regclass('beliefdb.review_queue') is not null
+       and not exists (select from pg_catalog.pg_attribute a
+                          join pg_catalog.pg_attribute w on w.attrelid = a.attrelid and w.attname = 'workspace'
+                        where a.attrelid = pg_catalog.to_regclass('beliefdb.review_queue')
+                          and a.attname = 'node_holds' and a.attnum < w.attnum) then
+        drop view beliefdb.review_queue;
+    end if;
+end
+$$;
+
 create or replace view beliefdb.review_queue with (security_invoker = true) as
 select r.workspace_id,
        r.id,
@@ -141,16 +155,20 @@ select r.workspace_id,
        -- (without the lines a forget masked in it: the owner's later texts', beliefdb._forgotten_lines)
        r.proposal - 'forgotten_lines' as proposal,
        r.source_id,
+       -- whether the node it is about holds now (a flagged decision whose support came back holds
+       -- again: its item stays open until a person resolves it, rule 4); null for an item of a source
+       n.holds as node_holds,
        w.name as workspace
   from beliefdb.review_item r
   join beliefdb.workspace w on w.id = r.workspace_id
+  left join beliefdb.node n on n.workspace_id = r.workspace_id and n.id = r.node
   left join beliefdb.decision d on d.workspace_id = r.workspace_id and d.id = r.node
   left join beliefdb.action a on a.workspace_id = r.workspace_id and a.id = r.node
   left join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.node
   left join beliefdb.source s on s.workspace_id = r.workspace_id and s.id = r.source_id
  where r.status = 'open'
    and beliefdb.workspace_bound();
-comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts, proposed corrections, versions and retractions';
+comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts, proposed corrections, versions and retractions (node_holds: whether the node it is about holds now)';
 
 -- Decisions recorded on a fixture or synthetic belief before decide refused them (rule 15): one row
 -- per such belief a reason of the decision cites. Nothing may carry them out (act refuses, BD002); the

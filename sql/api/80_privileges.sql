@@ -127,6 +127,7 @@ grant execute on function beliefdb.resolve_memory(text) to beliefdb_app;
 grant execute on function beliefdb.explain_confidence(text) to beliefdb_app;
 grant execute on function beliefdb.resolve_node(text,beliefdb.node_kind[]) to beliefdb_app;
 grant execute on function beliefdb.resolve_target(text) to beliefdb_app;
+grant execute on function beliefdb.resolve_source(text,integer) to beliefdb_app;
 grant execute on function beliefdb.retract(text,text,text,integer,boolean) to beliefdb_app;
 grant execute on function beliefdb.retract_preview(text,text,integer,boolean) to beliefdb_app;
 grant execute on function beliefdb.review_items(integer,text) to beliefdb_app;

@@ -17,6 +17,7 @@ from beliefdb.interfaces.web.paging import IMPACT_LIMIT, MAX_LIMIT, MAX_OFFSET, 
 from beliefdb.interfaces.web.picture import picture
 from beliefdb.interfaces.web.session import Reader, Writer
 from beliefdb.interfaces.web.svg import MARK_WORDS
+from beliefdb.render.pictures.labels import HOLDS_AGAIN
 from beliefdb.store.beliefs import MAX_PAGE
 
 router = APIRouter(route_class=view.PageRoute, include_in_schema=False)
@@ -151,7 +152,7 @@ def _queue(v: session.Viewer, limit: int, offset: int) -> dict[str, object]:
     items = v.db.review_items(limit=end if end <= MAX_PAGE else None)[offset:end]
     total = v.db.review_count()
     names = describe.Names(v.db, [n for i in items for n in (i.node, i.other_node) if n]) if items else None
-    return {"items": items,
+    return {"items": items, "holds_again": HOLDS_AGAIN,
             "labels": {i.id: (names.label(i.node) if names and i.node else "") for i in items},
             "others": {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items},
             "pages": paging("/review", [], offset=offset, shown=len(items), total=total, limit=limit,

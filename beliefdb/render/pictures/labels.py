@@ -23,6 +23,28 @@ MARK_WORDS = {
     "becomes_current": "would be current again", "forgotten": "reasons forgotten",
 }
 
+#: what "current again" comes to for a decision or an action, by its status: it would hold again, and
+#: what a person decided stays so (rule 4): a rejected decision and a cancelled action are never carried
+#: out again, a flag or a hold stays until a person clears it, and what was done stays done
+_HOLDS_AGAIN = {
+    "needs_review": "stays flagged until a person reviews it", "rejected": "rejected: stays rejected",
+    "held": "held: stays held until a person releases it", "cancelled": "cancelled: stays cancelled",
+    "done": "done", "failed": "failed", "rolled_back": "rolled back",
+}
+
+#: what the review queue and ``why`` say of a flagged decision that holds now: its flag stays until a
+#: person resolves it (rule 4), who should know its support came back
+HOLDS_AGAIN = "holds again: its support came back; approve to release its actions, or reject"
+
+
+def mark_words(node: GraphNode, mark: str) -> str:
+    """A node's mark in words, as the text output and a drawn node say it: a decision or an action
+    current again would hold again, with what its status keeps (``(rejected: stays rejected)``)."""
+    if mark == "becomes_current" and node.kind in ("decision", "action"):
+        kept = _HOLDS_AGAIN.get(node.status)
+        return "would hold again" + (f" ({kept})" if kept else "")
+    return MARK_WORDS.get(mark, mark)
+
 
 def shorten(text: str, width: int = WIDTH) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis; control characters (a
@@ -49,5 +71,5 @@ def short_id(node: GraphNode) -> str:
 
 def caption(node: GraphNode) -> list[str]:
     """The lines a drawn node shows: its kind and label, then its status and marks."""
-    state = [node.status] + [MARK_WORDS.get(m, m) for m in node.marks if m not in ("focus", node.status)]
+    state = [node.status] + [mark_words(node, m) for m in node.marks if m not in ("focus", node.status)]
     return [f"{node.kind}: {shorten(node.label)}", shorten(", ".join(dict.fromkeys(state)))]

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from uuid import UUID
 
 from beliefdb.models.graph import IMPACT_MARKS, Graph, GraphEdge, GraphNode
-from beliefdb.render.pictures.labels import IMPACT_TITLE, MARK_WORDS, short_id, shorten
+from beliefdb.render.pictures.labels import IMPACT_TITLE, MARK_WORDS, mark_words, short_id, shorten
 
 # how the edges out of a node are headed, by relation (in this order)
 _OUT = {"is a reason for": "built on it", "is a premise of": "built on it", "was read by": "built on it",
@@ -23,7 +23,7 @@ def _name(node: GraphNode) -> str:
 
 
 def _line(node: GraphNode) -> str:
-    marks = [MARK_WORDS.get(m, m) for m in node.marks if m not in ("focus", node.status)]  # (as caption says)
+    marks = [mark_words(node, m) for m in node.marks if m not in ("focus", node.status)]  # (as caption says)
     state = f"[{node.status}]" + (f" — {', '.join(dict.fromkeys(marks))}" if marks else "")
     return f"{_name(node)}  {state}"
 
