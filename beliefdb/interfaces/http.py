@@ -380,7 +380,7 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
 
     app.add_middleware(HeadAsGet)
     app.add_middleware(RefuseNul)
-    app.add_middleware(CredentialsFirst, refuse=error)  # (a body without credentials: 401, unread)
+    app.add_middleware(CredentialsFirst, refuse=error)  # (Authorization twice: 400; a body without credentials: 401)
     app.add_middleware(Wording)
     text_limit = 4 * settings.load().ingest_max_bytes + 2 ** 20
     app.add_middleware(BodyLimit, limit=text_limit)
