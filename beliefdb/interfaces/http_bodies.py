@@ -61,6 +61,8 @@ class Repeated:
 
 #: the type of a body's problem when it named a key twice (beliefdb.interfaces.http answers its message as is)
 REPEATED_KEY = "repeated_key"
+#: what else a 413 of a resource that takes a text means (errors.DocumentTooLarge, in the OpenAPI document)
+TEXT_OVER = ", or a text in it over the ingest limit, BELIEFDB_INGEST_MAX_BYTES (the message names it and its size)"
 
 
 def _place(path: tuple[str | int, ...]) -> str:
