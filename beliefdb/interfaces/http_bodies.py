@@ -14,6 +14,7 @@ from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Fiel
 from pydantic_core import PydanticCustomError
 
 from beliefdb import api, errors
+from beliefdb.interfaces import problems
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, Outcome, StepKind
 
 INT4 = 2**31 - 1
@@ -37,6 +38,15 @@ def _moment(value: Any) -> datetime:
         return api.parse_moment(value, "moment", zoned=True)
     except errors.InvalidInput as exc:
         raise ValueError(exc.message.removeprefix("moment: ")) from None
+
+
+def _query_moment(value: Any) -> datetime:
+    """A moment from a URL's query string, as :func:`_moment` reads one, with a hint when a ``+`` of its
+    offset came as a space (:func:`problems.plus_as_space`)."""
+    try:
+        return _moment(value)
+    except ValueError as exc:
+        raise ValueError(f"{exc}{problems.plus_as_space(value) if isinstance(value, str) else ''}") from None
 
 
 class _Repeats(dict[str, Any]):
@@ -120,6 +130,8 @@ class JsonBody(Request):
 
 #: a moment Python and psycopg read back in every time zone (beliefdb.inputs)
 Moment = Annotated[AwareDatetime, BeforeValidator(_moment)]
+#: such a moment given in a URL's query string (``GET /beliefs?as_of=...``)
+QueryMoment = Annotated[AwareDatetime, BeforeValidator(_query_moment)]
 
 
 class Body(BaseModel):
