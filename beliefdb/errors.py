@@ -278,6 +278,10 @@ class PayloadTooLarge(BeliefDBError):
     code = "payload_too_large"
 
 
+class DocumentTooLarge(InvalidInput):
+    """A text over the ingest limit: invalid_input to the library, the CLI and MCP; the HTTP API answers 413."""
+
+
 class ExtractorUnavailable(BeliefDBError):
     """An extractor's service (e.g. the LLM endpoint) failed or kept answering unusably; nothing was stored."""
 
@@ -310,11 +314,10 @@ class WorkspaceNotEmpty(InvalidInput):
 
 
 class NotCorrectable(InvalidInput):
-    """The belief cannot be corrected in the state it is in now: superseded (the message names the belief
-    that replaced it, and the one in force where that was replaced in turn: correct that one), retracted
-    (restore it first), or, for another principal's proposal, not current. A conflict with the current
-    state, as a changed revision is: nothing was written (the servers answer 409). Still an
-    :class:`InvalidInput`, as it was raised before."""
+    """The belief cannot be corrected in the state it is in now: superseded (the message names the belief that
+    replaced it, and the one in force where that was replaced in turn: correct that one), retracted (restore it
+    first), or, for another principal's proposal, not current. A conflict with the current state, as a changed
+    revision is: nothing was written (the servers answer 409). Still an :class:`InvalidInput`, as it was before."""
 
     code = "not_correctable"
 

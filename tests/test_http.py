@@ -390,10 +390,10 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read_whole(db_url: str, m
                 assert said["error"] == "payload_too_large"  # (its own code: the body was not read, nor wrong)
                 assert said["message"] == (f"the request body is over the limit of {limit:,} bytes (4 ×"
                                            " BELIEFDB_INGEST_MAX_BYTES + 1 MiB)")
-        # under the limit: as before (the text itself is then over the ingest limit, a 400)
+        # under the limit: read (the text itself is then over the ingest limit, a 413 too, saying so)
         response = client.post("/sources", json={"source": "a.md", "text": "a" * 2000},
                                headers={"Authorization": f"Bearer {token}"})
-        assert response.status_code == 400 and "over the ingest limit" in response.json()["message"]
+        assert response.status_code == 413 and "over the ingest limit" in response.json()["message"]
 
 
 def test_a_request_that_takes_no_text_is_limited_to_a_mebibyte(db_url: str) -> None:

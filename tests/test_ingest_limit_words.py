@@ -2,7 +2,8 @@
 agent over MCP or HTTP to "raise it with max_bytes= or BELIEFDB_INGEST_MAX_BYTES": no tool or body takes
 max_bytes, and the variable is the server's, set by its operator. And a turn remembered into a conversation
 at the limit was refused as if the turn were too long (the limit applies to the whole conversation): it is
-said so, with what to do, start a new conversation."""
+said so, with what to do, start a new conversation. Over HTTP a text over the limit was 400 invalid_input, though
+a body over the server's limit is 413 payload_too_large: it is 413 payload_too_large too, in the same words."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def test_a_text_over_the_limit_is_said_in_each_doors_words(bdb: beliefdb.BeliefD
     said = tool(bdb, "ingest_text", {"source": "big.md", "text": text})
     assert said == {"error": "invalid_input", "message": expected}
     over_http = http_client.post("/sources", json={"source": "big.md", "text": text}, headers=bearer(db_url))
-    assert (over_http.status_code, over_http.json()["message"]) == (400, expected)
+    assert (over_http.status_code, over_http.json()["message"]) == (413, expected)
     # the library's and the command line's words are as before: both take the limit as an argument
     with pytest.raises(errors.InvalidInput) as library:
         bdb.ingest_text(text, source="big.md")
@@ -76,3 +77,27 @@ def test_a_turn_into_a_conversation_at_the_limit_says_the_conversation_is_full(
     long = tool(bdb, "remember_turn", {"conversation": "chat-2", "speaker": "Maya", "text": "tea " * 100})
     assert long["message"].startswith("chat-2: ") and long["message"].endswith(f"; {REMOTE}"), long
     assert [b.value for b in bdb.beliefs(subject="maya")] == ["Porto"]  # (nothing of the turns refused)
+
+
+def test_a_text_over_the_limit_is_413_over_http_as_a_body_over_the_limit(http_client: TestClient, db_url: str
+                                                                         ) -> None:
+    """A user trial: a 36 MB document at POST /sources was 400 invalid_input, while a body over the server's
+    own limit is 413 payload_too_large. Each resource that takes a text answers a text over the ingest limit
+    413 payload_too_large, in the error shape, with the words the library and MCP use (their code stays
+    invalid_input: they have no HTTP status); a turn into a conversation that is full stays 400 (the turn is
+    not too large: start a new conversation)."""
+    text = "The restocking fee is 10%. " * 20  # 540 bytes
+    turns = [{"speaker": "Maya", "text": text}]
+    for path, body, name in (("/sources", {"source": "big.md", "text": text}, "big.md"),
+                             ("/sources", {"source": "big.md", "text": text, "preview": True}, "big.md"),
+                             ("/jobs", {"source": "big.md", "text": text}, "big.md"),
+                             ("/jobs", {"source": "chat-9", "turns": turns}, "chat-9"),
+                             ("/conversations", {"source": "chat-9", "turns": turns}, "chat-9"),
+                             ("/conversations/chat-9/turns", {"speaker": "Maya", "text": text}, "chat-9")):
+        response = http_client.post(path, json=body, headers=bearer(db_url))
+        said = response.json()
+        assert (response.status_code, said["error"]) == (413, "payload_too_large"), (path, said)
+        assert said["message"].startswith(f"{name}: ") and said["message"].endswith(
+            "bytes is over the ingest limit of 300 bytes; " + REMOTE), (path, said)
+    assert http_client.get("/jobs", headers=bearer(db_url)).json() == []  # (nothing queued)
+    assert http_client.get("/beliefs", headers=bearer(db_url)).json() == []  # (nothing stored)

@@ -21,7 +21,7 @@ from uuid import UUID
 
 from beliefdb import errors
 
-__all__ = ["check_opening", "check_text_arguments"]
+__all__ = ["check_given", "check_opening", "check_text_arguments"]
 
 #: annotation (as written: the modules use ``from __future__ import annotations``) -> (types, None allowed, said)
 _CHECKED: dict[str, tuple[tuple[type, ...], bool, str]] = {
@@ -34,6 +34,16 @@ _CHECKED: dict[str, tuple[tuple[type, ...], bool, str]] = {
 #: and methods that check every field of theirs (remember: "'value' must be a string, not int", at every door)
 _OWN = frozenset({"expect"})
 _OWN_METHODS = frozenset({"remember"})
+
+
+def check_given(**named: object) -> None:
+    """InvalidInput for a name given empty or blank (spaces only): it names nothing, and was answered as if
+    nothing matched it (``beliefs(subject="")``: no beliefs; ``GET /beliefs?subject=``: 200 ``[]``) where every
+    other argument given empty is refused."""
+    for name, value in named.items():
+        if isinstance(value, str) and not value.strip():
+            said = "empty" if value == "" else f"blank ({value!r})"
+            raise errors.InvalidInput(f"{errors.argument(name)} is {said}: it names no {name}")
 
 
 def _problem(name: str, value: Any, rule: tuple[tuple[type, ...], bool, str]) -> str | None:

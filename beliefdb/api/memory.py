@@ -11,7 +11,7 @@ from pathlib import Path
 from uuid import UUID
 
 from beliefdb.api import bulk, conversations, jobs, pictures, texts
-from beliefdb.api.arguments import check_opening, check_text_arguments
+from beliefdb.api.arguments import check_given, check_opening, check_text_arguments
 from beliefdb.api.decisions import Decisions
 from beliefdb.api.review import Review
 from beliefdb.api.traces import Traces
@@ -161,7 +161,9 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
                 after: str | UUID | None = None) -> list[Belief]:
         """Current beliefs (or all with their status, or those believed at ``as_of``), production only unless
         ``include_fixtures``; by subject, attribute and recording, ``limit`` of them after the belief ``after``.
-        ``subject`` may be a person's name ("Maya López") when no belief has the name itself as its subject."""
+        ``subject`` may be a person's name ("Maya López") when no belief has the name itself as its subject
+        (given empty or blank it names none: InvalidInput)."""
+        check_given(subject=subject, attribute=attribute)
         return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute, include_all=include_all,
                                     as_of=as_of, include_fixtures=include_fixtures, limit=limit, after=after)
 
@@ -246,6 +248,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         waiting to be stored name it (a queued document, a proposed version or correction); ``mask_mentions``:
         mask the name there too (offsets stay valid; a proposed correction's typed words apart), in the same
         change, so that neither a worker nor an approval brings it back."""
+        check_given(source=source, subject=subject)
         return lifecycle.forget(self.database, source=source, subject=subject, belief=belief, preview=preview,
                                 expect=expect, mask_mentions=mask_mentions)
 
@@ -277,6 +280,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         only the change a preview showed (its :meth:`Changes.fingerprint`), checked and applied in one
         transaction under the workspace's write lock, else :class:`~beliefdb.errors.StalePreview` and
         nothing written."""
+        check_given(source=source)
         return retraction.retract(self.database, belief=belief, fragment=fragment, source=source, version=version,
                                   reason=reason, undo=undo, expect=expect)
 
@@ -304,6 +308,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
     def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                         source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:
         """Exactly what ``retract`` with the same arguments would change; nothing written."""
+        check_given(source=source)
         return retraction.preview(self.database, belief=belief, fragment=fragment, source=source, version=version,
                                   undo=undo)
 

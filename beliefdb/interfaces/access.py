@@ -28,6 +28,7 @@ STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
     (errors.IdempotencyKeyReused, 409),
     (errors.IntegrityViolation, 409),
     (errors.NotCorrectable, 409),  # (an InvalidInput: before it)
+    (errors.DocumentTooLarge, 413),  # (an InvalidInput: before it)
     (errors.DatabaseUnavailable, 503),
     (errors.ExtractorUnavailable, 503),
     (errors.ExtractorRefused, 502),  # the llm endpoint refused the request: trying again cannot help
@@ -41,6 +42,12 @@ STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
 def status_of(exc: errors.BeliefDBError) -> int:
     """The HTTP status of a beliefdb error (500 for one no rule names: a bug to fix)."""
     return next((status for kind, status in STATUS if isinstance(exc, kind)), 500)
+
+
+def code_of(exc: errors.BeliefDBError) -> str:
+    """The code the HTTP API answers a beliefdb error with: its own, but ``payload_too_large`` for a text over
+    the ingest limit, answered 413 as a body over the limit is (the library, the CLI and MCP: invalid_input)."""
+    return errors.PayloadTooLarge.code if isinstance(exc, errors.DocumentTooLarge) else exc.code
 
 
 #: the seconds a 503 workspace_busy asks a client to wait: another writer held the workspace for

@@ -36,11 +36,12 @@ from beliefdb.interfaces.access import (
     MAX_OPEN,
     Memories,
     bearer,
+    code_of,
     retry_after,
     status_of,
 )
 from beliefdb.interfaces.http_anonymous import CredentialsFirst
-from beliefdb.interfaces.http_bodies import REPEATED_KEY
+from beliefdb.interfaces.http_bodies import REPEATED_KEY, TEXT_OVER
 from beliefdb.interfaces.http_conversations import router as conversations_router
 from beliefdb.interfaces.http_forget import router as forget_router
 from beliefdb.interfaces.http_jobs import router as jobs_router
@@ -62,7 +63,7 @@ def error(status: int, code: str, message: str, headers: dict[str, str] | None =
 
 async def _beliefdb_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, errors.BeliefDBError)
-    return error(status_of(exc), exc.code, exc.message)
+    return error(status_of(exc), code_of(exc), exc.message)
 
 
 async def _invalid(request: Request, exc: Exception) -> Response:
@@ -344,8 +345,8 @@ def _openapi(app: FastAPI, text_limit: int) -> Callable[[], dict[str, Any]]:
                         responses["503"]["headers"] = RETRY_AFTER
                     if "requestBody" in operation and "400" in responses:
                         limit, why = body_limit(name, text_limit)
-                        responses["413"] = {**responses["400"], "description":
-                                            f"the request body is over the limit of {limit:,} bytes{why}"}
+                        responses["413"] = {**responses["400"], "description": f"the request body is over the limit of"
+                                            f" {limit:,} bytes{why}" + TEXT_OVER * (limit > SMALL_BODY)}
             for name in ("HTTPValidationError", "ValidationError"):
                 schema.get("components", {}).get("schemas", {}).pop(name, None)
             app.openapi_schema = schema
@@ -380,7 +381,7 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
 
     app.add_middleware(HeadAsGet)
     app.add_middleware(RefuseNul)
-    app.add_middleware(CredentialsFirst, refuse=error)  # (a body without credentials: 401, unread)
+    app.add_middleware(CredentialsFirst, refuse=error)  # (Authorization twice: 400; a body without credentials: 401)
     app.add_middleware(Wording)
     text_limit = 4 * settings.load().ingest_max_bytes + 2 ** 20
     app.add_middleware(BodyLimit, limit=text_limit)

@@ -14,6 +14,7 @@ from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Fiel
 from pydantic_core import PydanticCustomError
 
 from beliefdb import api, errors
+from beliefdb.interfaces import problems
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, Outcome, StepKind
 
 INT4 = 2**31 - 1
@@ -39,6 +40,15 @@ def _moment(value: Any) -> datetime:
         raise ValueError(exc.message.removeprefix("moment: ")) from None
 
 
+def _query_moment(value: Any) -> datetime:
+    """A moment from a URL's query string, as :func:`_moment` reads one, with a hint when a ``+`` of its
+    offset came as a space (:func:`problems.plus_as_space`)."""
+    try:
+        return _moment(value)
+    except ValueError as exc:
+        raise ValueError(f"{exc}{problems.plus_as_space(value) if isinstance(value, str) else ''}") from None
+
+
 class _Repeats(dict[str, Any]):
     """A JSON object as read that named a key more than once (the last value kept, as json does), with how
     many times it named each such key, in the order they came."""
@@ -61,6 +71,8 @@ class Repeated:
 
 #: the type of a body's problem when it named a key twice (beliefdb.interfaces.http answers its message as is)
 REPEATED_KEY = "repeated_key"
+#: what else a 413 of a resource that takes a text means (errors.DocumentTooLarge, in the OpenAPI document)
+TEXT_OVER = ", or a text in it over the ingest limit, BELIEFDB_INGEST_MAX_BYTES (the message names it and its size)"
 
 
 def _place(path: tuple[str | int, ...]) -> str:
@@ -118,6 +130,8 @@ class JsonBody(Request):
 
 #: a moment Python and psycopg read back in every time zone (beliefdb.inputs)
 Moment = Annotated[AwareDatetime, BeforeValidator(_moment)]
+#: such a moment given in a URL's query string (``GET /beliefs?as_of=...``)
+QueryMoment = Annotated[AwareDatetime, BeforeValidator(_query_moment)]
 
 
 class Body(BaseModel):

@@ -21,8 +21,8 @@ from beliefdb.interfaces.http_bodies import (
     Decide,
     Impact,
     IngestText,
-    Moment,
     PreviewCorrection,
+    QueryMoment,
     RecordOutcome,
     RecordStep,
     Remember,
@@ -138,7 +138,7 @@ def _paged(request: Request, rows: Sequence[Belief | Decision | Action | ReviewI
                         " follow, the `Link` header names the next page (`rel=\"next\"`: the same query with"
                         " `after` = the last id of this one).")
 def beliefs(c: Reader, request: Request, subject: str | None = None, attribute: str | None = None,
-            include_all: Annotated[bool, Query(alias="all")] = False, as_of: Moment | None = None,
+            include_all: Annotated[bool, Query(alias="all")] = False, as_of: QueryMoment | None = None,
             include_fixtures: bool = False,
             limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
             after: After = None) -> JSONResponse:
@@ -148,7 +148,7 @@ def beliefs(c: Reader, request: Request, subject: str | None = None, attribute: 
 
 
 @router.get("/beliefs/{belief}", responses=doc(WHY), summary="Why a belief is held")
-def why(belief: str, c: Reader, as_of: Moment | None = None, include_fixtures: bool = False,
+def why(belief: str, c: Reader, as_of: QueryMoment | None = None, include_fixtures: bool = False,
         run: str | None = None) -> JSONResponse:
     if run is not None:
         writer(c)  # recording the read is a change

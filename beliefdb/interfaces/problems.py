@@ -6,6 +6,7 @@ with a message that names each argument and what was wrong with it."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -13,6 +14,19 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from beliefdb.errors import echoed
+
+#: a moment whose offset's sign is a space: a time, a space, then an offset (``16:00:00 02:00``, ``16:00 0200``)
+_SIGN_AS_SPACE = re.compile(r"\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)? \d{2}(?::?\d{2})?$")
+
+
+def plus_as_space(text: str) -> str:
+    """The hint for a moment read from a URL's query string that has a space where its offset's sign would be:
+    a ``+`` in a URL's query is read as a space (``?as_of=2026-12-07T16:00:00+02:00`` arrives as
+    ``2026-12-07T16:00:00 02:00``); else "". Only a hint: the space is not taken for a ``+``, as it may as well
+    have been a ``-`` lost, or a space meant."""
+    return " (hint: a + in a URL is read as a space: write + as %2B in a URL (or use Z))" \
+        if _SIGN_AS_SPACE.search(text.strip()) else ""
+
 
 #: the fields the object at a place in a request takes (a problem's ``loc`` without its last part, the
 #: field), in order, or None when that is not known

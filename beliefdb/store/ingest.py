@@ -261,13 +261,13 @@ def max_ingest_bytes(max_bytes: int | None = None) -> int:
 REMOTE_LIMIT = "the limit is this server's BELIEFDB_INGEST_MAX_BYTES, set by its operator"
 
 
-def too_big(name: str, size: int, limit: int, *, argument: bool = True) -> errors.InvalidInput:
+def too_big(name: str, size: int, limit: int, *, argument: bool = True) -> errors.DocumentTooLarge:
     """The refusal of ``name``'s ``size`` bytes, in its reader's words: ``argument``, the call took the limit
     as an argument (``max_bytes=``, ``--max-bytes``) besides the variable."""
     local = (f"raise it with {errors.argument('max_bytes')} or BELIEFDB_INGEST_MAX_BYTES" if argument
              else "raise BELIEFDB_INGEST_MAX_BYTES")
-    return errors.InvalidInput(f"{name}: {_size(size)} is over the ingest limit of {_size(limit)};"
-                               f" {errors.spelled(local, local, http=REMOTE_LIMIT, mcp=REMOTE_LIMIT)}")
+    return errors.DocumentTooLarge(f"{name}: {_size(size)} is over the ingest limit of {_size(limit)};"
+                                   f" {errors.spelled(local, local, http=REMOTE_LIMIT, mcp=REMOTE_LIMIT)}")
 
 
 def conversation_full(name: str, size: int, limit: int) -> errors.InvalidInput:

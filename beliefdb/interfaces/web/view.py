@@ -64,7 +64,8 @@ def moment(text: str | None, where: str) -> datetime | None:
     try:
         parsed = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise errors.InvalidInput(f"{where}: not a date and time: '{api.shown(text)}'") from None
+        raise errors.InvalidInput(f"{where}: not a date and time: '{api.shown(text)}'{problems.plus_as_space(text)}"
+                                  ) from None
     return api.check_moment(parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC), where)
 
 
