@@ -53,7 +53,7 @@ FILLERS = {"paths": "{doc}", "file": "{dump}", "labels": "{doc}", "result": "suc
 #: what a command needs beside its required parameters to reach its database
 EXTRA = {"correct": ["--preview"], "retract": ["--belief", "abcd1234", "--reason", "x"],
          "forget": ["--belief", "abcd1234", "--preview"],
-         "jobs retry": ["--all-failed"], "jobs cancel": ["--source", "x"]}
+         "jobs retry": ["--all-failed"], "jobs cancel": ["--source", "x"], "impact": ["abcd1234"]}
 
 
 def _required(command: Any, tmp_path: Path) -> list[str]:

@@ -4,7 +4,6 @@ guard and the lock it starts with, for a DBA to read and run with psql (migratio
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Sequence
 
 from psycopg import sql
@@ -81,15 +80,3 @@ def partial_upgrade_note(target: str, head: str) -> str:
     return (f"\n-- This script stops at revision {target}, before the head {head}: it changes tables only.\n"
             "-- The functions, views and grants of sql/ are the head's; the script that reaches the head\n"
             f"-- re-applies them (beliefdb migrate --sql --from {target}).\n")
-
-
-# a statement of a released revision (never changed: tests/test_migrations_released.py) that returns a
-# row only to set something: 0015's search path, 0047's principal. psql prints each row it returns.
-_SETTING = re.compile(r"^select (pg_catalog\.set_config\(.*?;)[ \t]*$", re.MULTILINE | re.DOTALL)
-
-
-def quiet(script: str) -> str:
-    """An offline script's statements as they are, but those that set something with a ``select
-    pg_catalog.set_config(...)`` at the start of a line, which run in a block as ``perform``: the same
-    setting, and no row for psql to print in the middle of the upgrade."""
-    return _SETTING.sub(lambda m: f"do $quiet$\nbegin\n    perform {m.group(1)}\nend\n$quiet$;", script)

@@ -1,4 +1,5 @@
-"""What the renderers write for a node: its label shortened, and its marks in words."""
+"""What the renderers write for a node: its label shortened, and its marks in words (the truth rules they
+name are in docs/rules.md)."""
 
 from __future__ import annotations
 
