@@ -594,6 +594,20 @@ def test_she_is_the_one_relation_given_an_age_before(bdb: beliefdb.BeliefDB) -> 
     assert [f.text for f in bdb.ask("She's 31").fragments] == ["She's 31."]  # kept as a turn, findable
 
 
+@pytest.mark.parametrize("said", ["She just turned 6!", "she turned six last week",
+                                  "Oh and she's 6 now, I forgot to say.", "She turned 6 on Sunday."])
+def test_a_new_age_said_as_people_say_it_replaces_the_old(bdb: beliefdb.BeliefDB, said: str) -> None:
+    # (trial: "She just turned 6!" and "she's 6 now, I forgot to say" a year after "My daughter is 5"
+    # were no belief, so the 5 stayed current; so did 34 after "Yes please, I'm 35 now.")
+    for speaker, text, when in [("Maya", "My daughter is 5.", day(0)), ("Dana", "I'm 34.", day(0)),
+                                ("Maya", said, day(365)), ("Dana", "Yes please, I'm 35 now.", day(365)),
+                                ("Maya", "She's 6 feet tall in that photo, haha.", day(366))]:
+        bdb.remember_turn("family", speaker, text, time=when, embed=False)
+    assert beliefs_of(bdb) == {
+        ("maya", "daughter_age", "5"): "superseded", ("maya", "daughter_age", "6"): "current",
+        ("dana", "age", "34"): "superseded", ("dana", "age", "35"): "current"}
+
+
 @pytest.mark.slow
 def test_a_long_turn_is_shown_by_the_sentence_a_belief_came_from(bdb: beliefdb.BeliefDB) -> None:
     # a pasted page in one turn: each belief's quote is the whole turn (its exact evidence), but the

@@ -49,15 +49,23 @@ _RELATION_RE: Final = re.compile(  # case-sensitive: the name is capitalised
 _NOT_PLAIN_RE: Final = re.compile(rf"(?:{_NOT_A_VALUE_RE.pattern}|\w+ed)\b", re.IGNORECASE)
 
 
+# (the age ends the clause: "She's 6 now, I forgot to say" says it; "she's 6 feet tall" and "he is 5
+# minutes away" do not, nor a question)
 _PRONOUN_AGE_RE: Final = re.compile(
-    rf"(?P<who>she|he)(?:{_APOS}s|\s+is)\s+(?:now\s+|already\s+|just\s+)?{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
-    r"(?:\s+(?:now|already|today))?", re.IGNORECASE)
+    rf"(?P<who>she|he)(?:(?:{_APOS}s|\s+is)\s+(?:now\s+|already\s+|just\s+)?|\s+(?:has\s+)?(?:just\s+)?turned\s+)"
+    rf"{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
+    r"(?:\s+(?:now|already|today|yesterday|(?:last|this)\s+(?:week|weekend|month|year)|on\s+[A-Za-z]+))?"
+    r"\s*(?:[,;.!]|$)", re.IGNORECASE)
 
 
 def pronoun_age(sentence: str) -> tuple[str, str] | None:
-    """``(pronoun, age)`` from a sentence that says only an age of "she" or "he" ("She's 6 now.", "he is
-    seven"): whose age it is, the turn extractor reads from the relations given an age before."""
-    m = _PRONOUN_AGE_RE.fullmatch(_without_fillers(sentence).rstrip(".!").strip())
+    """``(pronoun, age)`` from a sentence that says an age of "she" or "he" ("She's 6 now.", "he is seven",
+    "She just turned 6!", "she's 6 now, I forgot to say"): whose age it is, the turn extractor reads from
+    the relations given an age before."""
+    body = _without_fillers(sentence).strip()
+    if body.endswith("?"):
+        return None
+    m = _PRONOUN_AGE_RE.match(body)
     return (m.group("who").lower(), _years(m)) if m is not None else None
 
 

@@ -66,6 +66,8 @@ _ADVERB: Final = r"(?:(?:just|recently|finally|now|actually|already|also|even|of
 _FILLER_RE: Final = re.compile(
     r"(?:(?:oh|well|so|yeah|yes|yep|no|nope|actually|btw|by the way|also|and|but|anyway|guess what|fun fact|"
     r"hey|hi|hello|ok|okay|um|uh|haha|lol|honestly|basically|now|nowadays|these days|"
+    # (a reply before the statement: "Yes please, I'm 35 now")
+    r"please|thanks|thank you|cool|great|wow|sure|nice|awesome|perfect|"
     # (a speaker correcting what they said: "Sorry, that was wrong: I still live in Lisbon")
     r"sorry|oops|my bad|my mistake|correction|to be clear|that was wrong|that's wrong|that is wrong|I was wrong|"
     r"scratch that|(?:i['’]m|i am)\s+(?:so\s+)?sorry(?=\s*[,!:.\-—])|"  # ("I'm sorry to hear ..." says more)
