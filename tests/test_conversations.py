@@ -594,6 +594,26 @@ def test_she_is_the_one_relation_given_an_age_before(bdb: beliefdb.BeliefDB) -> 
     assert [f.text for f in bdb.ask("She's 31").fragments] == ["She's 31."]  # kept as a turn, findable
 
 
+def test_a_turn_sent_again_with_its_time_changes_nothing(bdb: beliefdb.BeliefDB, postgresql: Any) -> None:
+    # (trial: an agent that retried remember_turn after a timeout stored the turn twice and two beliefs of
+    # one claim, and ask warned "replaced 'Bosch'" twice)
+    first = bdb.remember_turn("chat", "Maya", "I work at Bosch now.", time=day(0), embed=False)
+    again = bdb.remember_turn("chat", "Maya", "I work at Bosch now.", time=day(0), embed=False)
+    assert [a.value for a in first.accepted] == ["Bosch"]
+    assert again.accepted == [] and again.corroborated == [] and not again.new_version
+    assert again.note == f"unchanged: version {first.version} has this turn already (the same speaker, time and words)"
+    assert beliefs_of(bdb) == {("maya", "works_at", "Bosch"): "current"}
+    texts = postgresql.execute("select content from beliefdb.source_version").fetchall()
+    assert [t[0].count("I work at Bosch now.") for t in texts] == [1]
+    # (said again later, or with no time to tell, it is another turn)
+    later = bdb.remember_turn("chat", "Maya", "I work at Bosch now.", time=day(1), embed=False)
+    assert later.note is None or "unchanged" not in later.note
+    bdb.remember_turn("chat", "Maya", "ok", embed=False)
+    bdb.remember_turn("chat", "Maya", "ok", embed=False)
+    (content,) = postgresql.execute("select content from beliefdb.source_version").fetchone()
+    assert content.count("I work at Bosch now.") == 2 and content.count("ok") == 2
+
+
 @pytest.mark.parametrize("said", ["She just turned 6!", "she turned six last week",
                                   "Oh and she's 6 now, I forgot to say.", "She turned 6 on Sunday."])
 def test_a_new_age_said_as_people_say_it_replaces_the_old(bdb: beliefdb.BeliefDB, said: str) -> None:

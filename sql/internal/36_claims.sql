@@ -1128,6 +1128,29 @@ as $$
 $$;
 comment on function beliefdb._reread(uuid, uuid, uuid[], jsonb) is 'The beliefs a new version keeps by a repeated quote that it now reads as another claim of the same value (a renamed heading, label or column)';
 
+-- Whether the turns a conversation would grow by (p_fragments from p_length on, of p_content) are all in
+-- its version already (p_version_id): each a turn with a speaker and a time, and a turn of the version
+-- with the same speaker, time and words. An agent that sends a turn again (a retry after a timeout) adds
+-- nothing: rule 18. A turn with no time is never taken for one said before (people say "ok" twice).
+create or replace function beliefdb._known_turns(p_workspace_id uuid, p_version_id uuid, p_content text,
+                                                 p_length integer, p_fragments jsonb)
+returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select count(*) > 0
+           and bool_and(nullif(n.f ->> 'speaker', '') is not null and n.f ->> 'time' is not null
+                        and exists (select from beliefdb.fragment t
+                                     where t.workspace_id = p_workspace_id and t.source_version_id = p_version_id
+                                       and t.speaker = n.f ->> 'speaker'
+                                       and t.spoken_at = (n.f ->> 'time')::timestamptz
+                                       and t.text = substr(p_content, (n.f ->> 'start')::integer + 1,
+                                                           (n.f ->> 'end')::integer - (n.f ->> 'start')::integer)))
+      from jsonb_array_elements(case when jsonb_typeof(p_fragments) = 'array' then p_fragments else '[]' end) as n (f)
+     where (n.f ->> 'start')::integer >= p_length
+$$;
+comment on function beliefdb._known_turns(uuid, uuid, text, integer, jsonb) is 'Whether every turn a conversation would grow by is one of its version already (same speaker, time and words): a retry';
+
 -- Grow a conversation's version in place by the turns p_content has after the version's text
 -- (rule 18; of a retracted source, its latest version, kept as history until it is restored): the version's text is kept as stored (what was forgotten stays masked, rule 14) and
 -- only what follows it is added, so every earlier offset, fragment and quote stays as it was, with
@@ -1402,6 +1425,19 @@ begin
         elsif not exists (select from beliefdb.source_version v
                            where v.workspace_id = p_workspace_id and v.source_id = p_source_id
                              and v.version > v_latest.version) then
+            -- (turns it holds already, each the same speaker at the same time in the same words: an agent's
+            -- call sent again after a timeout; rule 18, nothing changes and the report says so)
+            if beliefdb._known_turns(p_workspace_id, v_latest.id, v_content, v_length, p_text -> 'fragments') then
+                return jsonb_build_object(
+                    'source', v_source.name, 'source_id', v_source.id, 'version', v_latest.version,
+                    'version_id', v_latest.id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb,
+                    'accepted', '[]'::jsonb, 'rejected', '[]'::jsonb, 'corroborated', '[]'::jsonb,
+                    'unchanged', '[]'::jsonb, 'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb,
+                    'unsupported', '[]'::jsonb, 'flagged', '[]'::jsonb, 'held', '[]'::jsonb,
+                    'changes', beliefdb._empty_changes(), 'proposed', false,
+                    'note', pg_catalog.format('unchanged: version %s has this turn already (the same speaker, time and words)',
+                                              v_latest.version));
+            end if;
             return beliefdb._grow_conversation(p_workspace_id, v_latest.id, v_content, p_text -> 'fragments',
                                                p_text -> 'claims', p_text -> 'rejected', p_text ->> 'label',
                                                p_text ->> 'path');
