@@ -676,7 +676,10 @@ begin
     sources as (
         select distinct on (e.sha256) e.id, e.name, e.authority, e.weight,
                array(select c.name from each_source c where c.sha256 = e.sha256 and c.id <> e.id order by c.name)
-                   as copies
+                   as copies,
+               -- (the copies' terms are summed in the order of the first id among them, as
+               -- beliefdb._confidences sums them: a sum of floats depends on its order)
+               (select min(c.id::text)::uuid from each_source c where c.sha256 = e.sha256) as key
           from each_source e
          order by e.sha256, e.weight desc, e.id
     ),
@@ -699,11 +702,11 @@ begin
                           from antecedents a)
                    when 'agent_asserted' then
                        case when exists (select from sources)
-                            then (select 1 - beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.id))
+                            then (select 1 - beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.key))
                                     from sources s)
                             else (select p.weight from beliefdb.confidence_policy p
                                    where p.factor = 'trace' and p.key = 'memory') end
-                   else (select 1 - coalesce(beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.id)), 1)
+                   else (select 1 - coalesce(beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.key)), 1)
                            from sources s)
                end::real as weight
     ),

@@ -53,17 +53,16 @@ as $$
       from (
             -- each belief's distinct sources whose quotes still support it (a fragment not retracted,
             -- of a version in force), noisy-or (confidence_factors: sources), and when it was last
-            -- verified; sources whose versions in force are the same text count once, the strongest
-            -- (the first by id at equal weight: x.nth), as confidence_factors' sources do
+            -- verified; sources whose versions in force are the same text count once, with the weight of
+            -- the strongest, in the order of the first id among them, as confidence_factors' sources do
             select x.id, x.confidence_kind, x.status, x.kind, x.recorded_at, max(x.at) as at,
-                   count(x.source) filter (where x.nth = 1) as sources,
-                   coalesce(bool_or(x.by_correction), false) as by_correction,
+                   count(x.source) as sources, coalesce(bool_or(x.by_correction), false) as by_correction,
                    -- (the filter is needed: greatest ignores a null, so evidence of no source that
                    -- counts, one no longer in force or retracted, would count as a source of weight 1)
                    beliefdb.floored_product(sum(ln(greatest(1 - x.weight, 1e-9)) order by x.source)
-                                                filter (where x.source is not null and x.nth = 1)) as product
-              from (select s.*, row_number() over (partition by s.id, s.sha256 order by s.weight desc, s.source) as nth
-              from (select b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, w.id as source, w.weight, w.sha256,
+                                                filter (where x.source is not null)) as product
+              from (select b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, min(w.id::text)::uuid as source,
+                           max(w.weight) as weight,
                            -- (verified by a quote that still supports it only)
                            max(e.created_at) filter (where w.id is not null) as at,
                            -- (a correction's replacement: whether the reviewer's quote is one of those)
@@ -113,8 +112,7 @@ as $$
                                                                and later.version > v.version
                                                                and later.retracted_at is null)
                                          offset 0) as w on true
-                     group by b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, w.id, w.weight, w.sha256) as s
-                   ) as x
+                     group by b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, w.sha256) as x
              group by x.id, x.confidence_kind, x.status, x.kind, x.recorded_at
       ) as g
       -- a derived belief's product of what it derives from
