@@ -421,6 +421,12 @@ class Model:
                 touched.append(report.unchanged[-1])
                 continue
             live = [b for b in same if b.status in (*LIVE, "expired") or b.id in history]
+            if not live and self.in_force(name) == number:
+                # rule 18: one current belief per claim. A superseded one that this version brings back
+                # (what supersedes it rests only on quotes of this source's other versions, which this one
+                # neither repeats nor says again) takes the claim's evidence
+                said = {SENTENCES[k][1] for k in claims}
+                live = [b for b in same if b.status == "superseded" and self.falls_back(b, name, number, said)]
             if live:
                 b = min(live, key=lambda o: (o.recorded, o.id))  # the database's order: uuids compare as bytes
                 b.evidence.add(evidence)
@@ -439,6 +445,15 @@ class Model:
         self.propagate(self.closure([*touched, *moved]))
         self.everything()
         return report
+
+    def falls_back(self, b: Belief, name: str, number: int, said: set[Claim]) -> bool:
+        """Whether superseded ``b`` is current again once version ``number`` of ``name`` is in force: every
+        belief that supersedes it and holds rests only on quotes of ``name``'s other versions (this one's
+        repeated quotes went forward to it already) and is no claim the version makes (``said``)."""
+        winners = [self.beliefs[w] for w, lo in self.supersedes if lo == b.id and self.beliefs[w].holds]
+        return bool(winners) and all(
+            w.evidence and w.claim not in said and all(s == name and v != number for s, v, _ in w.evidence)
+            for w in winners)
 
     def retract(self, actor: str, name: str, undo: bool) -> bool:
         """Rules 5, 17: only the owner retracts or restores a source; anyone else proposes it."""
@@ -492,8 +507,9 @@ class Model:
         return False
 
     def forget(self, actor: str, belief: UUID) -> int:
-        """Rule 14: the belief goes with its evidence and its quotes (masked in its sources' texts),
-        and (READING) every belief that held only through it; what rested on it is re-evaluated."""
+        """Rule 14: the belief goes with its evidence and its quotes (masked in its sources' texts, those the
+        actor owns: rule 17), and (READING) every belief that held only through it; what rested on it is
+        re-evaluated."""
         self.actor = actor
         b = self.beliefs[belief]
         if b.owner != actor:
@@ -504,6 +520,9 @@ class Model:
         # within a longer kept text too, as the database does)
         kept = {(s, n, q) for o in self.beliefs.values() if o.id != belief for s, n, q in o.evidence
                 if s in sources} - b.evidence
+        # rule 17: a forget masks quotes only in the sources the acting principal owns (and the proposals
+        # to them); in another's source the words stay, theirs to forget
+        sources = {s for s in sources if self.sources[s].owner == actor}
         for s in sources:
             for n, v in enumerate(self.sources[s].versions, start=1):
                 v.masked |= {q for q in quotes if q in v.text and (s, n, q) not in kept}
@@ -578,11 +597,11 @@ class Model:
             raise Refused("NotOwner")
         if item.kind in ("version_proposed", "retraction_proposed") and self.sources[item.source].owner != actor:  # type: ignore[index]
             raise Refused("NotOwner")
-        # a flag's verdict changes the decision's (or the held action's) status: its owner's (the decision's
-        # covers each of its actions, whoever made them)
+        # a flag's verdict changes the decision's status, and a hold's its action's: both the decision's
+        # owner's (the hold is there because the decision lost its support), whoever made the action
         if item.kind == "decision_flagged" and self.decisions[item.node].owner != actor:  # type: ignore[index]
             raise Refused("NotOwner")
-        if item.kind == "action_held" and self.actions[item.node].owner != actor:  # type: ignore[index]
+        if item.kind == "action_held" and self.decisions[self.actions[item.node].decision].owner != actor:  # type: ignore[index]
             raise Refused("NotOwner")
         if item.kind == "correction_proposed" and approved and stale:
             raise Refused("StaleCorrectionPreview")

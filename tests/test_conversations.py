@@ -605,13 +605,26 @@ def test_a_turn_sent_again_with_its_time_changes_nothing(bdb: beliefdb.BeliefDB,
     assert beliefs_of(bdb) == {("maya", "works_at", "Bosch"): "current"}
     texts = postgresql.execute("select content from beliefdb.source_version").fetchall()
     assert [t[0].count("I work at Bosch now.") for t in texts] == [1]
-    # (said again later, or with no time to tell, it is another turn)
+    # (said again later, after another turn, or with no time to tell, it is another turn)
+    bdb.remember_turn("chat", "Bot", "Noted.", time=day(0), embed=False)
+    after = bdb.remember_turn("chat", "Maya", "I work at Bosch now.", time=day(0), embed=False)
+    assert after.note is None or "unchanged" not in after.note
     later = bdb.remember_turn("chat", "Maya", "I work at Bosch now.", time=day(1), embed=False)
     assert later.note is None or "unchanged" not in later.note
     bdb.remember_turn("chat", "Maya", "ok", embed=False)
     bdb.remember_turn("chat", "Maya", "ok", embed=False)
     (content,) = postgresql.execute("select content from beliefdb.source_version").fetchone()
-    assert content.count("I work at Bosch now.") == 2 and content.count("ok") == 2
+    assert content.count("I work at Bosch now.") == 3 and content.count("ok") == 2
+
+
+@pytest.mark.parametrize("said", ["He's 1.8 m tall now.", "He is 5.9 feet tall.", "He's 20, 30 minutes late again.",
+                                  "He is 3, 4 hours away.", "He's 5, 6 or 7 feet tall, hard to say.",
+                                  "He is 10.5, almost 11.", "He is 7 on Monday.", "He's 6 feet tall."])
+def test_a_number_after_he_is_that_is_no_age_changes_no_age(bdb: beliefdb.BeliefDB, said: str) -> None:
+    # (review: a height, a decimal, a count of minutes, or an age not reached yet read as the son's new age)
+    bdb.remember_turn("family", "Maya", "My son Leo is 4.", time=day(0), embed=False)
+    bdb.remember_turn("family", "Maya", said, time=day(30), embed=False)
+    assert beliefs_of(bdb) == {("maya", "son_age", "4"): "current"}
 
 
 @pytest.mark.parametrize("said", ["She just turned 6!", "she turned six last week",

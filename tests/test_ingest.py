@@ -215,6 +215,17 @@ def test_a_renamed_label_says_the_belief_its_line_kept_now_reads_as_another(bdb:
     assert isinstance(third, IngestReport) and third.reread == []
 
 
+def test_a_renamed_label_over_a_repeated_line_pairs_no_belief_by_guess(bdb: beliefdb.BeliefDB,
+                                                                        write_doc: Any) -> None:
+    # (review: where a line repeats, every kept belief's quote goes forward to its first occurrence, and the
+    # report paired each kept belief with the first new one)
+    text = "- Team {a}:\n  - Rotation: 90 days\n- Team {b}:\n  - Rotation: 90 days\n"
+    bdb.ingest(write_doc("teams.md", text.format(a="Red", b="Blue")))
+    (second,) = bdb.ingest(write_doc("teams.md", text.format(a="Green", b="Gold")))
+    assert isinstance(second, IngestReport) and len(second.accepted) == 2
+    assert second.reread == []
+
+
 def test_cli_ingest_says_which_belief_a_renamed_heading_left_beside_the_new_one(cli: Cli, write_doc: Any) -> None:
     path = write_doc("refunds.md", "## Returns\n\nWindow: 30 days\n")
     cli("ingest", path)
@@ -224,6 +235,34 @@ def test_cli_ingest_says_which_belief_a_renamed_heading_left_beside_the_new_one(
                      r"\([0-9a-f]{8}\): both are current; if the renamed heading or label changed what the line is "
                      r"about, retract or correct [0-9a-f]{8}", result.output), result.output
     assert cli.json("ingest", write_doc("refunds.md", "## Refunds\n\nWindow: 14 days\n"))["reread"] == []
+
+
+def test_a_source_back_at_a_value_another_source_gives_is_one_belief_of_it(bdb: beliefdb.BeliefDB,
+                                                                            write_doc: Any) -> None:
+    # (trial: a.md says 20 EUR; b.md says 19 EUR, which superseded it; b.md's next version says 20 EUR again:
+    # a new belief of 20 EUR, and a.md's came back as well, two current beliefs of one claim)
+    def ingest(name: str, text: str) -> IngestReport:
+        (report,) = bdb.ingest(write_doc(name, "# Widget\n\n" + text))
+        assert isinstance(report, IngestReport)
+        return report
+
+    twenty = ingest("a.md", "Price: 20 EUR\n").accepted[0].id
+    b1 = ingest("b.md", "Price: 19 EUR\n")
+    nineteen = b1.accepted[0].id
+    assert [(s.old, s.new) for s in b1.superseded] == [(twenty, nineteen)]
+    b2 = ingest("b.md", "Price: 20 EUR\n")
+    assert b2.accepted == [] and [c.id for c in b2.corroborated] == [twenty]
+    assert [c.id for c in b2.current_again] == [twenty] and b2.unsupported == [nineteen]
+    assert {(b.value, b.status) for b in bdb.beliefs(include_all=True)} == {
+        ("20 EUR", "current"), ("19 EUR", "unsupported")}
+    assert sorted(e.source for e in bdb.why(twenty).evidence) == ["a.md", "b.md"]
+    # (a version that says the superseding value again keeps it: the value back is a claim of its own, tied)
+    thirty = ingest("c.md", "Price: 30 EUR\n").accepted[0].id
+    ingest("d.md", "Price: 31 EUR\n")
+    d2 = ingest("d.md", "Price: 30 EUR\nPrice: 31 EUR\n")
+    assert [a.value for a in d2.accepted] == ["30 EUR"] and d2.corroborated == []
+    assert {(b.value, b.status) for b in bdb.beliefs(include_all=True) if b.id != thirty} >= {
+        ("30 EUR", "conflicting"), ("31 EUR", "conflicting")}
 
 
 def _counts(conn: psycopg.Connection[Any]) -> tuple[int, ...]:

@@ -618,9 +618,12 @@ def test_a_belief_of_another_owner_that_loses_settles_nothing_else(db_url: str) 
     15 days. Bob's two beliefs are current again and meet their rivals with alice acting: each loses to
     her official ones (conflicts for bob to settle) and so settles nothing else: no tie between bob's 30
     and 15 days (the database and the model opened one: a belief that loses settled nothing else only
-    when the acting principal owned it). Her January 7 days, whose only quote the new text drops, ranks by
-    no quote any more (rule 8 counts only the quotes that still support a belief): its rivals beat it in that
-    change, and it is superseded as well as unsupported."""
+    when the acting principal owned it). Since 2026-12-07 her "15 days" is bob's 15 days, which her text
+    brings back: it corroborates that belief rather than making a second current belief of the claim (rule
+    18; before, alice's own 15 days was a new belief beside bob's). With her official quote bob's 15 days
+    no longer loses: it beats his 30 days, which is his to settle (a conflict, rule 17), and ties her 7
+    days. Her January 7 days, whose only quote the new text drops, ranks by no quote any more (rule 8
+    counts only the quotes that still support a belief): unsupported."""
     machine = Machine(db_url)
     try:
         machine.remember(actor="alice", name="b.md", quote="JAN7", other="SPRING15", filler=True)
@@ -628,11 +631,10 @@ def test_a_belief_of_another_owner_that_loses_settles_nothing_else(db_url: str) 
         machine.ingest_text(actor="alice", name="b.md", keys=["P7", "P15"], filler=True)
         for model in machine.states:
             status = sorted((b.claim.value, b.owner, b.status) for b in model.beliefs.values())
-            assert status == [("15 days", "alice", "conflicting"), ("15 days", "bob", "conflicting"),
-                              ("30 days", "bob", "conflicting"), ("7 days", "alice", "conflicting"),
-                              ("7 days", "alice", "superseded")], status
+            assert status == [("15 days", "bob", "conflicting"), ("30 days", "bob", "conflicting"),
+                              ("7 days", "alice", "conflicting"), ("7 days", "alice", "unsupported")], status
             bobs = {i for i, b in model.beliefs.items() if b.owner == "bob"}
-            assert frozenset(bobs) not in model.ties
+            assert frozenset(bobs) in model.ties
     finally:
         machine.teardown()
 

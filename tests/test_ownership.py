@@ -260,10 +260,17 @@ def test_only_the_owner_clears_the_flag_of_a_decision_or_the_hold_of_an_action(
                                                       r"waits for alice"):
                 bob.resolve_review(item, verdict)
     assert snapshot(db_url, str(alice.database.workspace_id)) == before
+    # (nor an action of bob's own on her flagged decision: its hold is hers to release, the review found)
+    mine = bob.act(decision, "Email customer 1043").id
+    (bobs_hold,) = [i for i, node, *_ in open_items(db_url, "action_held") if node == mine]
+    with pytest.raises(errors.NotOwner, match=r"owned by alice: only its owner can approve or reject the holds"):
+        bob.resolve_review(bobs_hold, "approved")
+    assert su_all(db_url, "select status from beliefdb.action where id = %s", (mine,)) == [("held",)]
     # the owner's verdict on the decision covers its actions
     alice.resolve_review(flag, "approved")
     assert su_all(db_url, "select status from beliefdb.decision where id = %s", (decision,)) == [("approved",)]
     assert su_all(db_url, "select status from beliefdb.action where id = %s", (action,)) == [("scheduled",)]
+    assert su_all(db_url, "select status from beliefdb.action where id = %s", (mine,)) == [("scheduled",)]
     assert open_items(db_url, "action_held") == []
 
 

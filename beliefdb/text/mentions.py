@@ -49,13 +49,17 @@ _RELATION_RE: Final = re.compile(  # case-sensitive: the name is capitalised
 _NOT_PLAIN_RE: Final = re.compile(rf"(?:{_NOT_A_VALUE_RE.pattern}|\w+ed)\b", re.IGNORECASE)
 
 
-# (the age ends the clause: "She's 6 now, I forgot to say" says it; "she's 6 feet tall" and "he is 5
-# minutes away" do not, nor a question)
-_PRONOUN_AGE_RE: Final = re.compile(
-    rf"(?P<who>she|he)(?:(?:{_APOS}s|\s+is)\s+(?:now\s+|already\s+|just\s+)?|\s+(?:has\s+)?(?:just\s+)?turned\s+)"
-    rf"{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
-    r"(?:\s+(?:now|already|today|yesterday|(?:last|this)\s+(?:week|weekend|month|year)|on\s+[A-Za-z]+))?"
-    r"\s*(?:[,;.!]|$)", re.IGNORECASE)
+# (the age ends the clause: "She's 6 now, I forgot to say" says it; "she's 6 feet tall", "he is 5 minutes
+# away", "he's 1.8 m tall" and "he's 20, 30 minutes late" do not, nor a question; "turned 6 on Sunday" is
+# past, "is 7 on Monday" is not yet)
+_AGE_ENDS: Final = r"\s*(?:[;!]|\.(?!\d)|,(?!\s*(?:\d|or\b|maybe\b|almost\b))|$)"
+_PRONOUN_AGE_RES: Final = (
+    re.compile(rf"(?P<who>she|he)(?:{_APOS}s|\s+is)\s+(?:now\s+|already\s+|just\s+)?{_AGE}"
+               r"(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+(?:now|already|today))?" + _AGE_ENDS, re.IGNORECASE),
+    re.compile(rf"(?P<who>she|he)\s+(?:has\s+)?(?:just\s+)?turned\s+{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
+               r"(?:\s+(?:today|yesterday|(?:last|this)\s+(?:week|weekend|month|year)|on\s+[A-Za-z]+))?" + _AGE_ENDS,
+               re.IGNORECASE),
+)
 
 
 def pronoun_age(sentence: str) -> tuple[str, str] | None:
@@ -65,8 +69,11 @@ def pronoun_age(sentence: str) -> tuple[str, str] | None:
     body = _without_fillers(sentence).strip()
     if body.endswith("?"):
         return None
-    m = _PRONOUN_AGE_RE.match(body)
-    return (m.group("who").lower(), _years(m)) if m is not None else None
+    for pattern in _PRONOUN_AGE_RES:
+        m = pattern.match(body)
+        if m is not None:
+            return m.group("who").lower(), _years(m)
+    return None
 
 
 def named_age(sentence: str) -> Found | None:

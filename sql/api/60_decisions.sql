@@ -586,7 +586,12 @@ begin
          where workspace_id = v_ws and kind = 'action_held' and status = 'open'
            and node in (select a.id from beliefdb.action a where a.workspace_id = v_ws and a.decision_id = v_item.node);
     elsif v_item.kind = 'action_held' then
-        perform beliefdb._require_owner(v_ws, v_item.node, 'approve or reject its hold');
+        -- (its decision's owner's call: the hold is there because the decision lost its support; an
+        -- action another principal recorded on it, released by that principal, would be carried out while
+        -- the decision waits for its owner)
+        perform beliefdb._require_owner(v_ws, (select a.decision_id from beliefdb.action a
+                                                where a.workspace_id = v_ws and a.id = v_item.node),
+                                        'approve or reject the holds of its actions');
         update beliefdb.action set status = case when p_verdict = 'approved' then 'scheduled' else 'cancelled' end
          where workspace_id = v_ws and id = v_item.node and status = 'held';
     elsif v_item.kind = 'correction_proposed' then
