@@ -743,7 +743,11 @@ begin
         end if;
         v_fragments := array_append(v_fragments, v_fragment);
 
-        -- the same claim, believed now (or expired: it was true for exactly that time)
+        -- the same claim, believed now (or expired: it was true for exactly that time); else one superseded
+        -- only by what this version takes out of force: a source that goes back to a value another source
+        -- still gives (20, then 19 over it, then 20 again) brings that belief back, which the propagation
+        -- will find current again; a new belief of the claim would be a second one (rule 18: one current
+        -- belief per claim)
         select b.id into v_belief
           from beliefdb.belief b
          where b.workspace_id = p_workspace_id
@@ -751,26 +755,11 @@ begin
            and b.value = v_claim ->> 'value'
            and b.scope = coalesce(v_claim -> 'scope', '{}')
            and b.valid_time = v_valid and b.provenance = v_world
-           and b.status::text in ('current', 'conflicting', 'expired')
-         order by b.recorded_at, b.id
+           and (b.status::text in ('current', 'conflicting', 'expired')
+                or (v_in_force and b.status = 'superseded'
+                    and beliefdb._falls_back(p_workspace_id, b.id, p_source_version_id, p_claims)))
+         order by b.status = 'superseded', b.recorded_at, b.id
          limit 1;
-        -- or superseded only by what this version takes out of force: a source that goes back to a value
-        -- another source still gives (20, then 19 over it, then 20 again) brings that belief back, which
-        -- the propagation will find current again; a new belief of the claim would be a second one
-        -- (rule 18: one current belief per claim)
-        if v_belief is null and v_in_force then
-            select b.id into v_belief
-              from beliefdb.belief b
-             where b.workspace_id = p_workspace_id
-               and b.subject = v_claim ->> 'subject' and b.attribute = v_claim ->> 'attribute'
-               and b.value = v_claim ->> 'value'
-               and b.scope = coalesce(v_claim -> 'scope', '{}')
-               and b.valid_time = v_valid and b.provenance = v_world
-               and b.status = 'superseded'
-               and beliefdb._falls_back(p_workspace_id, b.id, p_source_version_id, p_claims)
-             order by b.recorded_at, b.id
-             limit 1;
-        end if;
 
         if v_belief is not null then
             if beliefdb._add_evidence(p_workspace_id, v_belief, v_fragment) then
