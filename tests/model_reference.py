@@ -507,14 +507,16 @@ class Model:
         return False
 
     def forget(self, actor: str, belief: UUID) -> int:
-        """Rule 14: the belief goes with its evidence and its quotes (masked in its sources' texts, those the
-        actor owns: rule 17), and (READING) every belief that held only through it; what rested on it is
+        """Rule 14: the belief goes with its evidence and its quotes (masked in every text holding them that
+        the actor owns: rule 17), and (READING) every belief that held only through it; what rested on it is
         re-evaluated."""
         self.actor = actor
         b = self.beliefs[belief]
         if b.owner != actor:
             raise Refused("NotOwner")
-        quotes, sources = {q for _, _, q in b.evidence}, {s for s, _, _ in b.evidence}
+        quotes = {q for _, _, q in b.evidence}
+        # the same words in any text of the workspace are the same data: every source holding them
+        sources = {n for n, s in self.sources.items() if any(q in v.text for v in s.versions for q in quotes)}
         # another belief's quote, elsewhere than a forgotten quote, is its own: kept, and an occurrence within
         # it with it (the same words here, where a quote is a whole sentence; ``masked`` keeps an occurrence
         # within a longer kept text too, as the database does)

@@ -673,6 +673,13 @@ begin
           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
          where e.workspace_id = v_ws and e.belief_id = any(v_seeds);
+        -- the same words in another text of the workspace are the same data: its source is masked too
+        -- (one a document quoting no belief of the subject kept a phone number a forgotten belief quoted)
+        v_sources := v_sources || array(
+            select v.source_id from beliefdb.source_version v
+             where v.workspace_id = v_ws and not (v.source_id = any(v_sources))
+               and exists (select from unnest(v_quotes) q (quote) where q.quote <> '' and strpos(v.content, q.quote) > 0)
+             group by v.source_id);
         -- another speaker's turn is kept unless a forgotten belief quotes it or words within it; the
         -- turns it quotes, by speaker, time and words, are found again in texts waiting to be stored
         select coalesce(array_agg(t.source_version_id) filter (where not t.quoted and not t.forgotten), '{}'),
