@@ -79,3 +79,18 @@ def test_an_occurrence_inside_another_beliefs_quote_elsewhere_stays_with_it(
     assert texts(postgresql, "office.md")[0] == [f"{line}\n"]
     assert [e.quote for e in bdb.why(kept.id).evidence] == [line]
     assert {b.id for b in bdb.beliefs()} == {kept.id}
+
+
+def test_the_report_names_what_stops_holding_with_the_forget(db_url: str, cli: Any) -> None:
+    """A belief whose quote holds a forgotten quote goes with it (rule 14: "the preview names it"); the
+    text report counted it among the beliefs and named none."""
+    line = f"Contacts: {SAID} and Bob's is 5."
+    with beliefdb.connect(db_url) as memory:
+        (listed,) = memory.remember("Contacts are listed.", "contacts", "listed", "yes", line, source="c.md",
+                                    text=f"{line}\n").accepted
+        (number,) = memory.remember(f"{SAID}.", "maya_lopez", "phone", "+351 912 345 678", SAID,
+                                    source="c.md").accepted
+    shown = cli("forget", "--subject", "maya_lopez", "--preview").output
+    (named,) = [x for x in shown.splitlines() if x.startswith("would stop holding")]
+    assert named.startswith("would stop holding (3: 2 belief(s), 1 quote(s)): "), shown
+    assert str(listed.id)[:8] in named and str(number.id)[:8] in named, shown

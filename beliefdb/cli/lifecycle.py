@@ -3,6 +3,7 @@ the rules are SQL (beliefdb.decay, beliefdb.expire, beliefdb.record_outcome, bel
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated
 
 import typer
@@ -97,6 +98,7 @@ def outcome(
 
 
 #: how many places a forget's text report lists where a forgotten name is still typed (--json: all)
+GONE_SHOWN = 20  # (ids a forget's report names before counting the rest)
 MENTIONS_SHOWN = 20
 #: how many distinct hints a listing prints (one per kind of entry and owner: whose call it is)
 HINTS_SHOWN = 6
@@ -143,6 +145,8 @@ def forget(
     with errors(as_json), memory.open() as bdb:
         result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview, expect=expect,
                             mask_mentions=mask_mentions)
+        # (what goes, by kind: named while it is still there to name)
+        kinds = render.change_kinds(result.changes, bdb.labels) if result.preview and not as_json else {}
     if as_json:
         typer.echo(render.to_json(render.forgotten_json(result)))
         return
@@ -159,6 +163,14 @@ def forget(
                f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held"
                + (f"\nfingerprint: {fingerprint} (forget --expect with it forgets only this)"
                   if result.preview else ""))
+    if gone := result.changes.stopped_holding:
+        # (named: a belief whose quote overlaps a forgotten one goes with it, rule 14, and the count alone
+        # did not say which)
+        counts = Counter(kinds.get(x, "quote") for x in gone) if kinds else None
+        typer.echo(f"{'would stop' if result.preview else 'stopped'} holding ({len(gone)}"
+                   + (": " + ", ".join(f"{n} {k}(s)" for k, n in sorted(counts.items())) if counts else "")
+                   + "): " + ", ".join(render.short(x) for x in gone[:GONE_SHOWN])
+                   + (f", and {len(gone) - GONE_SHOWN} more (--json lists them all)" if len(gone) > GONE_SHOWN else ""))
     if result.mentions:
         shown = ", ".join(f"{m.kind} {m.id} ({m.field}, {m.owner})" for m in result.mentions[:MENTIONS_SHOWN])
         more = result.mentions_total - MENTIONS_SHOWN
