@@ -25,9 +25,9 @@ from beliefdb.inputs import shown
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import files
 from beliefdb.store.documents import named_documents
+from beliefdb.store.each_file import each_file
 from beliefdb.store.ingest import (
     SourceOptions,
-    each_file,
     file_source,
     ingest_text,
     max_ingest_bytes,

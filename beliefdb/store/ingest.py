@@ -32,6 +32,7 @@ from beliefdb.models import (
 )
 from beliefdb.store import files, interrupted
 from beliefdb.store.documents import SUPPORTED_SUFFIXES, named_documents
+from beliefdb.store.each_file import each_file
 from beliefdb.store.vectors import embed_written
 from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, split_fragments
@@ -352,42 +353,6 @@ def file_source(options: SourceOptions, path: Path, *, name: str | None = None) 
     return SourceOptions(name=options.name or name or shown(path.name), authority=options.authority,
                          provenance=options.provenance, origin=options.origin,
                          version_label=options.version_label)
-
-
-def each_file(paths: Sequence[Path], ingest_one: Callable[[Path], IngestReport],
-              progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
-    """``ingest_one`` of each file, one transaction each: a beliefdb error is that file's failure and
-    does not stop the others (a lost database does: saying which files before it are stored)."""
-    results: list[IngestReport | IngestFailure] = []
-    for path in paths:
-        try:
-            results.append(ingest_one(path))
-        except errors.DatabaseUnavailable as exc:
-            stored = sum(isinstance(r, IngestReport) for r in results)
-            if not stored:
-                raise  # (nothing was changed, as it says)
-            before = f"the {len(results)} files" if stored == len(results) else f"{stored} of the {len(results)} files"
-            raise type(exc)(errors.after_committed(exc.message, f"{shown(path)} not stored; {before} before it are"
-                                                                " stored: run again to resume")) from exc
-        except errors.BeliefDBError as exc:
-            results.append(IngestFailure(path=shown(path), error=exc.code, message=exc.message))
-        except KeyboardInterrupt as exc:
-            exc.add_note(_interrupted(paths, results, interrupted.left(exc)))
-            raise
-        if progress is not None:
-            progress(path)
-    return results
-
-
-def _interrupted(paths: Sequence[Path], results: list[IngestReport | IngestFailure], at: interrupted.Left) -> str:
-    """What an ingest of ``paths`` stopped by Ctrl-C had stored: the files before the one under way (those
-    refused aside), that one too if it had committed, and the beliefs left without a vector."""
-    stored = sum(isinstance(r, IngestReport) for r in results) + at.stored
-    refused = len(results) - sum(isinstance(r, IngestReport) for r in results)
-    said = (f"{shown(paths[0])} {'stored' if stored else 'not stored'}" if len(paths) == 1 else
-            f"{stored:,} of {len(paths):,} files stored" + (f", {refused:,} refused" if refused else "")
-            + interrupted.rest(stored + refused, len(paths)))
-    return said + interrupted.embed_later(at.unembedded)
 
 
 def check_file_size(path: Path, limit: int) -> None:
