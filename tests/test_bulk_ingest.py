@@ -307,22 +307,27 @@ def test_the_hash_of_a_batch_is_of_its_rows_not_of_the_order_they_were_staged_in
     assert hashes[0] == hashes[1] != hashes[2]
 
 
-def test_a_bad_document_leaves_nothing_of_its_batch(bdb: beliefdb.BeliefDB, tmp_path: Path,
-                                                    postgresql: psycopg.Connection[Any]) -> None:
+def test_a_document_that_cannot_be_read_is_reported_and_the_others_stored(bdb: beliefdb.BeliefDB, tmp_path: Path,
+                                                                          postgresql: psycopg.Connection[Any]) -> None:
+    """A bulk import of many files stopped at the first one it could not read (a user trial: one bad file
+    of thousands, the rest unread); it is that document's failure now, as for a plain ingest of files."""
     for i in range(5):
         (tmp_path / f"{i}.md").write_text(POLICY.replace("12", str(i + 1)), encoding="utf-8")
     (tmp_path / "2.md").write_bytes(b"\xff\xfe not UTF-8")
-    with pytest.raises(errors.InvalidInput) as caught:
-        bdb.bulk_ingest(tmp_path, batch=2, embed=False)
-    message = caught.value.message
-    assert "2.md" in message and "batch 2 not written" in message and "2 document(s) before it are stored" in message
-    assert "\n" not in message
+    (tmp_path / "3.md").write_text("  \n", encoding="utf-8")
+    report = bdb.bulk_ingest(tmp_path, batch=2, embed=False)
+    assert (report.documents, report.new_versions) == (3, 3)
+    assert [(f.path.rsplit("/", 1)[-1], f.error) for f in report.failed] == [("2.md", "invalid_input"),
+                                                                             ("3.md", "invalid_input")]
+    assert "UTF-8" in report.failed[0].message and "empty" in report.failed[1].message
+    assert all("\n" not in f.message for f in report.failed)
     names = [r[0] for r in postgresql.execute("select name from beliefdb.source order by name").fetchall()]
-    assert names == ["0.md", "1.md"]
-    # fixed, the same run resumes: what is stored is a no-op, the rest is new
+    assert names == ["0.md", "1.md", "4.md"]
+    # fixed, the same run stores them: what is stored is a no-op, the rest is new
     (tmp_path / "2.md").write_text(POLICY.replace("12", "3"), encoding="utf-8")
+    (tmp_path / "3.md").write_text(POLICY.replace("12", "4"), encoding="utf-8")
     resumed = bdb.bulk_ingest(tmp_path, batch=2, embed=False)
-    assert (resumed.documents, resumed.new_versions) == (5, 3)
+    assert (resumed.documents, resumed.new_versions, resumed.failed) == (5, 2, [])
     assert bdb.audit_verify().ok
 
 
@@ -357,8 +362,13 @@ def test_cli_bulk_ingests_a_directory_with_json_and_text(cli: Cli, tmp_path: Pat
 def test_cli_bulk_refuses_bad_input_in_one_line(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(POLICY, encoding="utf-8")
     (tmp_path / "empty.md").write_text("  \n", encoding="utf-8")
-    line = cli.one_line_error("ingest", tmp_path, "--bulk", "--no-embed")
-    assert "empty.md: empty file (batch 1 not written; 0 document(s) before it are stored" in line
+    said = cli("ingest", tmp_path, "--bulk", "--no-embed", expect=1)
+    assert said.stdout.startswith("1 document(s) in 1 batch(es): 1 new version(s)"), said.output
+    assert "; 1 refused, nothing of them stored (below)" in said.stdout.splitlines()[0], said.output
+    (line,) = [x for x in said.stderr.splitlines() if x.startswith("error:")]
+    assert line.startswith("error: ") and line.endswith("empty.md: empty file"), said.stderr
+    failed = cli.json("ingest", tmp_path, "--bulk", "--no-embed", expect=1)["failed"]
+    assert [(f["path"].rsplit("/", 1)[-1], f["error"]) for f in failed] == [("empty.md", "invalid_input")]
     assert "--source" in cli.error("ingest", tmp_path / "a.md", "--bulk", "--source", "x", expect=2)["message"]
     assert "greater than or equal to 1" in cli.error("ingest", tmp_path / "a.md", "--bulk", "--batch", "0",
                                                      expect=2)["message"]

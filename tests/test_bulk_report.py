@@ -90,7 +90,8 @@ def test_bulk_hint_says_what_a_bulk_user_can_do_in_cli_words(cli: Cli, tmp_path:
     assert "ingesting the file alone with --claims FILE (not with --bulk)" in report["hint"], report["hint"]
     assert "claims=" not in report["hint"], report["hint"]
     # (what the reading thread says is worded for its reader too)
-    line = cli.one_line_error("ingest", tmp_path, "--bulk", "--no-embed", "--max-bytes", "10")
+    said = cli("ingest", tmp_path, "--bulk", "--no-embed", "--max-bytes", "10", expect=1).stderr
+    (line,) = [x for x in said.splitlines() if x.startswith("error:")]
     assert "raise it with --max-bytes or BELIEFDB_INGEST_MAX_BYTES" in line and "max_bytes=" not in line, line
 
 

@@ -30,9 +30,10 @@ class Bulk:
         """Ingest many documents: paths (a directory: its .txt/.md/.markdown files, each source named by
         its path below it; a file: by its name) or ``(source, text)`` pairs. Each document is its own
         source version with its exact fragments and evidence, stored as :meth:`ingest` would; ``batch``
-        documents a transaction, with one audit event each. A bad document raises InvalidInput before
-        its batch is written; earlier batches stay, and running the same documents again resumes (what
-        is stored is a no-op). ``progress(done, total)`` after each batch (documents); then
+        documents a transaction, with one audit event each. A document that cannot be read (too large,
+        empty, not UTF-8) is listed in the report's ``failed``, the others stored; one the database refuses
+        raises before its batch is written, earlier batches staying, and running the same documents again
+        resumes (what is stored is a no-op). ``progress(done, total)`` after each batch (documents); then
         ``embed_progress(done, total)`` (new beliefs embedded: most are embedded after the last batch, the
         embedder being far slower than the writes); ``embed=False`` leaves the new beliefs for :meth:`embed`."""
         check_callback(progress, "progress")

@@ -17,11 +17,14 @@ from beliefdb.api.bulk import DEFAULT_BATCH as DEFAULT_BATCH
 from beliefdb.cli.common import print_skipped, skipped_files
 from beliefdb.models import BulkReport
 from beliefdb.render.bulk import bulk_summary
+from beliefdb.render.terminal import plain
 
 #: what --help says of batches (the ingest command's --batch and --bulk options)
-BATCH_HELP = ("With --bulk: documents per transaction (one audit event each). A bad document stops the run before"
-              " its batch is written; the batches before it stay committed, and running the same command again"
-              " resumes (what is stored is a no-op; what a stopped run left unembedded: beliefdb embed).")
+BATCH_HELP = ("With --bulk: documents per transaction (one audit event each). A file that cannot be read (too"
+              " large, empty, not UTF-8) is reported and the others stored (exit 1); one the database refuses stops"
+              " the run before its batch is written, the batches before it committed, and running the same"
+              " command again resumes (what is stored is a no-op; what a stopped run left unembedded:"
+              " beliefdb embed).")
 
 
 def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str | None, version_label: str | None,
@@ -32,6 +35,8 @@ def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str |
                                  extractor=extractor, batch=batch, embed=embed, max_bytes=max_bytes)
         left_out = [{"path": p, "skipped_file": why} for p, why in skipped_files(paths, False)]
         typer.echo(render.to_json(_json(report) | ({"skipped_files": left_out} if left_out else {})))
+        if report.failed:
+            raise typer.Exit(1)
         return
     with ExitStack() as stack:
         stored, embedded = _Bar(stack, "bulk ingest", "documents"), _Bar(stack, "embedding", "beliefs")
@@ -45,6 +50,11 @@ def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str |
                                  progress=stored.update, embed_progress=embedding)
     typer.echo(summary(report))
     print_skipped(skipped_files(paths, False), False)
+    for failure in report.failed:  # (one line each, as a plain ingest of several files says them)
+        said = failure.message if failure.message.startswith(failure.path) else f"{failure.path}: {failure.message}"
+        typer.echo(f"error: {plain(said)}", err=True)
+    if report.failed:
+        raise typer.Exit(1)
 
 
 class _Bar:

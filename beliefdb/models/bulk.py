@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from beliefdb.models.ingest import IngestReport
+from beliefdb.models.ingest import IngestFailure, IngestReport
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,9 @@ class BulkReport:
     #: owner's: autovacuum gathers them), if they were not
     statistics_deferred: str | None = None
     reports: list[IngestReport] = field(default_factory=list)
+    #: the documents refused before anything of them was written (unreadable, not UTF-8, empty, too large),
+    #: each with why: the others were stored
+    failed: list[IngestFailure] = field(default_factory=list)
 
     @property
     def beliefs_per_s(self) -> float:

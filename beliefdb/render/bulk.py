@@ -27,7 +27,8 @@ def bulk_summary(report: BulkReport) -> str:
     embedding waits, if it does."""
     line = (f"{report.documents} document(s) in {report.batches} batch(es): {report.new_versions} new version(s),"
             f" {report.accepted} new belief(s), {report.corroborated} corroborated, {report.rejected} rejected"
-            f" ({report.seconds:.1f} s, {report.beliefs_per_s:,.0f} beliefs/s)")
+            f" ({report.seconds:.1f} s, {report.beliefs_per_s:,.0f} beliefs/s)"
+            + (f"; {len(report.failed)} refused, nothing of them stored (below)" if report.failed else ""))
     lines = [line, *_proposed(report.reports), *_changes(report), *_rejected(report.reports),
              *_warnings(report.reports), *_skipped(report.reports)]
     lines += [f"hint: {h}" for h in dict.fromkeys(r.hint for r in report.reports if r.hint)]

@@ -1,14 +1,14 @@
 """Bulk ingest: many documents, one transaction per batch, the same truth rules as ingest.
 
-Python reads, splits, extracts and gates every document of a batch first (a bad file stops the run
-before its batch is written), then stages the batch with binary COPY into the transaction's staging
-tables and makes one call, ``beliefdb.bulk_ingest_batch``, which stores each document as
-``beliefdb.ingest_version`` would, through the same body, with one summary audit event for the
-batch. Earlier batches stay committed; the same documents again change nothing (rule 18 of
-docs/rules.md), so a run that stopped resumes by running it again. New beliefs are embedded in a
-thread, one transaction per ``EMBED_BATCH``, from when their batch commits: the writes go on meanwhile,
-but an embedder is far slower than they are (and its first batch loads the model), so most of the
-embedding is done after the last batch; ``embed_progress`` reports it.
+Python reads, splits, extracts and gates every document of a batch first (one it cannot read, too large,
+empty or not UTF-8, is that document's failure, reported, and the others go on), then stages the batch
+with binary COPY into the transaction's staging tables and makes one call,
+``beliefdb.bulk_ingest_batch``, which stores each document as ``beliefdb.ingest_version`` would, through
+the same body, with one summary audit event for the batch. Earlier batches stay committed; the same
+documents again change nothing (rule 18 of docs/rules.md), so a run that stopped resumes by running it
+again. New beliefs are embedded in a thread, one transaction per ``EMBED_BATCH``, from when their batch
+commits: the writes go on meanwhile, but an embedder is far slower than they are (and its first batch
+loads the model), so most of the embedding is done after the last batch; ``embed_progress`` reports it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
 from beliefdb.inputs import shown
-from beliefdb.models import BulkReport, IngestReport
+from beliefdb.models import BulkReport, IngestFailure, IngestReport
 from beliefdb.store import interrupted
 from beliefdb.store.documents import documents, no_documents
 from beliefdb.store.files import without_bom
@@ -93,10 +93,19 @@ def _read(name: str, what: Path | str, limit: int, extractor: str, llm_configure
                                                                      llm_configured=llm_configured, bulk=True))
 
 
-def _read_all(chunk: list[tuple[str, Path | str]], limit: int, extractor: str) -> list[_Document]:
+def _read_all(chunk: list[tuple[str, Path | str]], limit: int, extractor: str) -> list[_Document | IngestFailure]:
+    """Each document of a batch read, split and extracted, or why it cannot be (a document Python refuses is
+    that document's failure, as a plain ingest of several files reports it: the others are stored)."""
     # (the settings once a batch: reading them took longer than extracting a document)
     llm_configured = settings.load().llm_url is not None
-    return [_read(name, what, limit, extractor, llm_configured) for name, what in chunk]
+    read: list[_Document | IngestFailure] = []
+    for name, what in chunk:
+        try:
+            read.append(_read(name, what, limit, extractor, llm_configured))
+        except errors.InvalidInput as exc:
+            read.append(IngestFailure(path=shown(what) if isinstance(what, Path) else name, error=exc.code,
+                                      message=exc.message))
+    return read
 
 
 def _stage(conn: psycopg.Connection[Any], docs: list[_Document], label: str | None) -> None:
@@ -149,9 +158,10 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
                 max_bytes: int | None = None,
                 embed_progress: Callable[[int, int], None] | None = None) -> BulkReport:
     """Ingest many documents, ``batch`` to a transaction, each its own source and version exactly as
-    :func:`~beliefdb.store.ingest.ingest_text` would store it. A bad document raises InvalidInput
-    naming it before its batch is written; the batches before it stay committed (run again: what is
-    stored is a no-op). ``progress(documents stored, documents)`` after each batch; then, once the last
+    :func:`~beliefdb.store.ingest.ingest_text` would store it. A document that cannot be read (too large,
+    empty, not UTF-8) is listed in the report's ``failed`` and the others are stored; one the database
+    refuses stops the run before its batch is written, the batches before it committed (run again: what
+    is stored is a no-op). ``progress(documents stored, documents)`` after each batch; then, once the last
     batch is stored, ``embed_progress(beliefs embedded, new beliefs)``: what was embedded beside the writes,
     then as the embedding thread finishes each ``EMBED_BATCH`` of them."""
     if batch < 1:
@@ -165,6 +175,7 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
     todo = expand(items)
     started = time.perf_counter()
     reports: list[IngestReport] = []
+    failed: list[IngestFailure] = []
     embedding: list[tuple[int, Future[str | None]]] = []  # (beliefs, why they wait) of each EMBED_BATCH
     stopped: list[str] = []  # why embedding stopped: the rest waits for beliefdb embed, untried
     count = 0
@@ -179,13 +190,15 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
         ahead = reader.submit(copy_context().run, _read_all, chunks[0], limit, extractor)
         for number in range(len(chunks)):
             try:
-                docs = ahead.result()
+                read = ahead.result()
             except errors.BeliefDBError as exc:
                 raise type(exc)(_stopped(exc.message, number, count)) from exc
             if number + 1 < len(chunks):
                 ahead = reader.submit(copy_context().run, _read_all, chunks[number + 1], limit, extractor)
+            failed += [r for r in read if isinstance(r, IngestFailure)]
+            docs = [r for r in read if isinstance(r, _Document)]
             try:
-                written = _write(db, docs, options)
+                written = _write(db, docs, options) if docs else []
             except errors.BeliefDBError as exc:
                 if isinstance(exc, errors.DatabaseUnavailable) and not count:
                     raise  # (nothing was changed, as it says)
@@ -198,7 +211,7 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
                 embedding += [(len(part), embedder.submit(copy_context().run, _embed_quietly, db, part, stopped))
                               for part in (ids[at:at + EMBED_BATCH] for at in range(0, len(ids), EMBED_BATCH))]
             if progress is not None:
-                progress(count, len(todo))
+                progress(count + len(failed), len(todo))
         why = _embedded(embedding, embed_progress)
         unanalyzed = _analyze(db)
     return BulkReport(
@@ -206,7 +219,7 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
         new_versions=sum(r.new_version for r in reports), accepted=sum(len(r.accepted) for r in reports),
         corroborated=sum(len(r.corroborated) for r in reports), rejected=sum(len(r.rejected) for r in reports),
         seconds=time.perf_counter() - started, embedding_deferred=why, statistics_deferred=unanalyzed,
-        reports=reports)
+        reports=reports, failed=failed)
 
 
 @contextmanager
