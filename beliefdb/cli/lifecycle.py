@@ -164,8 +164,8 @@ def forget(
                + (f"\nfingerprint: {fingerprint} (forget --expect with it forgets only this)"
                   if result.preview else ""))
     if gone := result.changes.stopped_holding:
-        # (named: a belief whose quote overlaps a forgotten one goes with it, rule 14, and the count alone
-        # did not say which)
+        # (named: a belief whose quote overlaps a forgotten one goes with it, rule 14 of docs/rules.md; the count
+        # alone did not say which)
         counts = Counter(kinds.get(x, "quote") for x in gone) if kinds else None
         typer.echo(f"{'would stop' if result.preview else 'stopped'} holding ({len(gone)}"
                    + (": " + ", ".join(f"{n} {k}(s)" for k, n in sorted(counts.items())) if counts else "")
