@@ -606,3 +606,14 @@ def test_db_url_of_a_home_that_does_not_exist_says_so_and_creates_nothing(cli_wi
     (tmp_path / "empty").mkdir()
     assert "has no embedded server yet" in cli_without_db.one_line_error("db", "url", "--home", tmp_path / "empty")
     assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_why_caps_a_huge_quote_in_text_and_json_keeps_it_whole(cli: Cli, db_url: str) -> None:
+    """A turn of megabytes is one quote: `why` printed it whole (a user trial, 6.4 MB on the terminal)."""
+    quote = "Maya said: " + "blah " * 3_000 + "the plan is annual."
+    with beliefdb.connect(db_url) as memory:
+        (belief,) = memory.remember("Maya's plan is annual.", "maya", "plan", "annual", quote, source="chat.md",
+                                    text=quote + "\n").accepted
+    text = cli("why", str(belief.id)).stdout
+    assert len(text) < 5_000 and f"{len(quote) - 2_000:,} more characters: --json has it whole" in text, text[-600:]
+    assert cli.json("why", str(belief.id))["evidence"][0]["quote"] == quote

@@ -131,13 +131,22 @@ def _in_effect(h: HistoryEntry, superseder: str) -> str:
     return "" if h.in_effect else f"; not in effect: {superseder} does not hold"
 
 
+#: the characters of a quote or statement ``why`` prints (a turn of megabytes is one quote; --json has it whole)
+QUOTE_SHOWN = 2_000
+
+
+def _capped(text: str) -> str:
+    more = len(text) - QUOTE_SHOWN
+    return text if more <= 0 else f"{text[:QUOTE_SHOWN]}… ({more:,} more characters: --json has it whole)"
+
+
 @for_terminal
 def why(w: Why) -> str:
     b = w.belief
     lines = [
         f"belief {b.id}",
         f"  {b.subject} / {b.attribute} = {b.value}   [{b.status}, revision {b.revision}]",
-        f"  \"{b.statement}\"",
+        f"  \"{_capped(b.statement)}\"",
         f"  kind {b.kind}, scope {json.dumps(b.scope, ensure_ascii=False)}, valid {valid_time(b.valid_time)},"
         f" recorded {b.recorded_at.isoformat()}, owner {b.owner}",
         f"  confidence {b.confidence:.2f} ({b.confidence_kind}), provenance {b.provenance}"
@@ -151,7 +160,7 @@ def why(w: Why) -> str:
         force = "retracted: counts for nothing" if e.retracted else "in force" if e.in_force else "history"
         label = f" {e.version_label}" if e.version_label else ""
         said = (f" — {e.speaker}" + (f", {e.spoken_at.isoformat()}" if e.spoken_at else "")) if e.speaker else ""
-        lines.append(f"  \"{e.quote}\"{said}")
+        lines.append(f"  \"{_capped(e.quote)}\"{said}")
         lines.append(f"      {e.role}; {e.source} v{e.version}{label} ({force}), chars [{e.start_offset},"
                      f" {e.end_offset}), {e.origin_type}, {e.authority}, {e.provenance},"
                      f" sha256 {e.version_sha256[:12]}")
