@@ -367,3 +367,13 @@ def test_queueing_for_the_llm_extractor_without_an_endpoint_is_refused_at_submit
     # configured, it is queued (the workers call the endpoint)
     queued = cli.json("ingest", doc, "--queue", "--extractor", "llm", env={"BELIEFDB_LLM_URL": "http://127.0.0.1:9/v1"})
     assert len(queued["jobs"]) == 1
+
+
+def test_the_workers_summary_says_it_embedded_what_an_earlier_run_left() -> None:
+    """It read "3 belief(s) left without vectors embedded" (a user trial read it as beliefs left behind)."""
+    from beliefdb.cli.queue import _summary
+    from beliefdb.models import WorkReport
+
+    assert _summary(WorkReport(done=2, embedded=3)) == (
+        "2 done, 0 attempt(s) failed and queued again, 0 failed for good;"
+        " embedded 3 belief(s) an earlier run had left without vectors")

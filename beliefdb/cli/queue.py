@@ -51,7 +51,7 @@ def _outcome_line(o: JobOutcome) -> str:
 
 def _summary(r: WorkReport) -> str:
     line = f"{r.done} done, {r.retried} attempt(s) failed and queued again, {r.failed} failed for good"
-    return line + (f"; {r.embedded} belief(s) left without vectors embedded" if r.embedded else "")
+    return line + (f"; embedded {r.embedded} belief(s) an earlier run had left without vectors" if r.embedded else "")
 
 
 @contextmanager
