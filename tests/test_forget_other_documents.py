@@ -91,6 +91,7 @@ def test_the_report_names_what_stops_holding_with_the_forget(db_url: str, cli: A
         (number,) = memory.remember(f"{SAID}.", "maya_lopez", "phone", "+351 912 345 678", SAID,
                                     source="c.md").accepted
     shown = cli("forget", "--subject", "maya_lopez", "--preview").output
+    assert "1 span(s) of source text masked (quotes, turns, names)" in shown, shown
     (named,) = [x for x in shown.splitlines() if x.startswith("would stop holding")]
     assert named.startswith("would stop holding (3: 2 belief(s), 1 quote(s)): "), shown
     assert str(listed.id)[:8] in named and str(number.id)[:8] in named, shown

@@ -157,7 +157,7 @@ def forget(
     would = "would be " if result.preview else ""
     typer.echo(f"{head}: {result.versions} source version(s), {result.fragments} fragment(s),"
                f" {result.beliefs} belief(s), {result.evidence} evidence, {result.embeddings} embedding(s),"
-               f" {result.redacted} quote(s) masked in source text, {result.jobs} job(s) and"
+               f" {result.redacted} span(s) of source text masked (quotes, turns, names), {result.jobs} job(s) and"
                f" {result.proposals} proposal(s) masked or cleared"
                + (f", {result.labels_masked} speaker label(s) masked" if result.labels_masked else "") + ";"
                f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held"
