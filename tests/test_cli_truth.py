@@ -561,3 +561,15 @@ def test_an_approved_proposed_correction_says_what_its_preview_showed(cli: Cli, 
     said = [f"    {done[line.split()[0]]} {line.split(maxsplit=1)[1]}" for line in preview[1:-1]]
     assert approved[1].startswith("  correction ") and " applied: replacement " in approved[1], approved
     assert approved[2:] == [f"    superseded {belief[:8]}", *said], approved
+
+
+def test_decide_says_which_reason_given_does_not_hold_now(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """A superseded belief given beside a current one was recorded as a reason without a word (a user
+    trial): the decision stood on the other, and nothing said the first counted for nothing now."""
+    old = remember(bdb, "policy.md", Q7, "return_policy", "window", "7 days")
+    new = remember(bdb, "policy.md", Q15, "return_policy", "window", "15 days")
+    out = cli("decide", "Accept the return of order 1042", "--because", old, "--because", new).stdout
+    line, note = out.splitlines()
+    assert line.startswith("decision ") and line.endswith("[active]"), out
+    assert note.startswith(f"note: reason {old[:8]} (superseded) does not hold now"), out
+    assert cli("decide", "Accept order 1043", "--because", new).stdout.count("\n") == 1

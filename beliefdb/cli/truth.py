@@ -48,7 +48,13 @@ def decide(
         usage("--all-of names no belief: give comma-separated belief ids")
     with errors(as_json), memory.open() as bdb:
         recorded = bdb.decide(title, because=because or [], all_of=groups)
+        # (a reason given that is not current now was recorded silently beside the others: said, as why does)
+        lost = [] if as_json else [r for d in bdb.decisions(of=recorded.id) for r in d.reasons if not r["live"]]
     typer.echo(render.to_json(recorded) if as_json else f"decision {recorded.id} [{recorded.status}]")
+    for reason in lost:
+        beliefs = " + ".join(f"{render.short(b['id'])} ({b['status']})" for b in reason["beliefs"])
+        typer.echo(f"note: reason {beliefs} does not hold now (not every belief of it is current): it counts"
+                   " again if it is current again")
 
 
 @with_memory()
