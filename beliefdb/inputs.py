@@ -376,12 +376,12 @@ def check_expect(expect: Any) -> str | None:
 
 
 def refs_groups(groups: Any) -> list[Any]:
-    """The non-empty groups of ``all_of`` (each checked by :func:`refs_of`); a group that is one id alone is
-    refused there, as all_of itself given as one id is here."""
+    """The groups of ``all_of`` (each checked by :func:`refs_of`, and by ``decisions.reasons_of`` to name a belief);
+    a group that is one id alone is refused there, as all_of itself given as one id is here."""
     if isinstance(groups, str | UUID) or not isinstance(groups, Iterable):
         raise InvalidInput(f"{argument('all_of')} takes a list of groups of ids, not one {type(groups).__name__}:"
                            f" all_of=[[{shown(str(groups))!r}, ...]]")
-    return [group for group in groups if isinstance(group, str | UUID) or not isinstance(group, Iterable) or group]
+    return list(groups)
 
 
 def check_callback(fn: Any, name: str) -> None:

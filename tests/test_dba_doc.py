@@ -4,10 +4,12 @@ heading anchors)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -221,3 +223,28 @@ def test_every_count_of_the_views_the_docs_give_is_the_catalogs(postgresql: Any)
         encoding="utf-8").split()))]
     assert len(said) >= 4, said
     assert [(name, n) for name, n in said if n.lower() not in (str(views), _NUMBERS[views])] == [], views
+
+
+def test_the_forget_examples_run_as_written_in_a_fresh_session(db_url: str) -> None:
+    """The Forgetting section's psql examples (``select ... from beliefdb.forget('subject', ...)``) failed alone
+    with "no workspace is bound to this session": each binds the workspace first, as the doc says a session
+    does ("A session binds a workspace"), and runs as written in a session of its own (rolled back)."""
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    section = text.split("### Forgetting", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    blocks = [b for b in re.findall(r"```sql\n(.*?)```", section, flags=re.DOTALL) if "beliefdb.forget(" in b]
+    assert len(blocks) >= 2
+    people = "Maya López's phone is 555-0101.\nMaya lives in Berlin.\n"
+    claims = [{"statement": "Maya López's phone is 555-0101.", "subject": "maya_lopez", "attribute": "phone",
+               "value": "555-0101", "quote": "Maya López's phone is 555-0101.", "start": 0, "end": 31},
+              {"statement": "Maya lives in Berlin.", "subject": "maya", "attribute": "city", "value": "Berlin",
+               "quote": "Maya lives in Berlin.", "start": 32, "end": 53}]
+    with psycopg.connect(db_url, autocommit=True) as conn:  # (what they forget: a belief of each subject)
+        conn.execute("select beliefdb.use_workspace('default')")
+        conn.execute("select beliefdb.ingest_version('people.md', %s, p_claims => %s::jsonb)",
+                     (people, json.dumps(claims)))
+    for block in blocks:
+        with psycopg.connect(db_url) as conn:
+            for statement in filter(str.strip, block.split(";\n")):
+                row = conn.execute(statement).fetchone()  # type: ignore[arg-type]
+            assert row is not None and any(row), (block, row)  # (the forget's report: something goes or is masked)
+            conn.rollback()

@@ -74,7 +74,7 @@ def test_bad_pages_are_refused(bdb: beliefdb.BeliefDB) -> None:
         with pytest.raises(beliefdb.errors.NotFound):
             listing(after="00000000-0000-0000-0000-000000000000")
     # the cursor is a node of the listing's kind: an action's id does not page decisions
-    with pytest.raises(beliefdb.errors.NotFound, match="unknown decision"):
+    with pytest.raises(beliefdb.errors.NotFound, match=r"is an action, not a decision$"):
         bdb.decisions(after=bdb.actions()[0].id)
     assert _ids(bdb.decisions(after=recorded[0])) == recorded[1:]
 

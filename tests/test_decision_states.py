@@ -102,7 +102,24 @@ def test_act_and_outcome_take_a_unique_prefix_like_every_command(cli: Cli, bdb: 
     # a prefix of a belief is not a decision
     (seven,) = bdb.beliefs()
     wrong_kind = cli("act", str(seven.id)[:8], "Email", expect=1)
-    assert "unknown decision" in wrong_kind.stderr
+    assert wrong_kind.stderr.strip() == f"error: {seven.id} is a belief, not a decision"
+
+
+def test_an_id_of_another_kind_of_node_says_what_it_names(bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
+    """A decision's id given as a belief was "unknown belief <id>", a belief's given as a decision "unknown
+    decision <id>", though the workspace has it: it says what it is, with the same error (not found)."""
+    seven, decision = refusal
+    with pytest.raises(errors.UnknownBelief, match=rf"^{decision.id} is a decision, not a belief$"):
+        bdb.decide("Refund anyway", because=[decision.id])
+    with pytest.raises(errors.UnknownBelief, match=rf"^{decision.id} is a decision, not a belief$"):
+        bdb.decide("Refund anyway", all_of=[[seven.id, str(decision.id)[:8]]])
+    with pytest.raises(errors.NotFound, match=rf"^{seven.id} is a belief, not a decision$") as not_a_decision:
+        bdb.act(str(seven.id), "Email the customer a refusal")
+    assert not isinstance(not_a_decision.value, errors.UnknownBelief)
+    held = bdb.act(decision.id, "Email the customer a refusal")
+    with pytest.raises(errors.NotFound, match=rf"^{held.id} is an action, not a decision$"):
+        bdb.act(str(held.id)[:8], "Call the customer")
+    assert [d.id for d in bdb.decisions()] == [decision.id] and [a.id for a in bdb.actions()] == [held.id]
 
 
 def test_resolve_node_is_one_sql_function_for_every_kind(bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any],
@@ -113,8 +130,11 @@ def test_resolve_node_is_one_sql_function_for_every_kind(bdb: beliefdb.BeliefDB,
             decision.id,)
         assert conn.execute("select beliefdb.resolve_node(%s, '{belief}')", (str(seven.id).upper(),)).fetchone() == (
             seven.id,)
-        with pytest.raises(psycopg.Error, match="unknown decision or action"), conn.transaction():
+        with pytest.raises(psycopg.Error, match=f"^{seven.id} is a belief, not a decision or action\n"), \
+                conn.transaction():
             conn.execute("select beliefdb.resolve_node(%s, '{decision,action}')", (str(seven.id),))
+        with pytest.raises(psycopg.Error, match="unknown decision or action 0000dead"), conn.transaction():
+            conn.execute("select beliefdb.resolve_node('0000dead', '{decision,action}')")
         with pytest.raises(psycopg.Error, match="unknown node"), conn.transaction():
             conn.execute("select beliefdb.resolve_node('0000dead')")
         with pytest.raises(psycopg.Error, match="node id zz is not an id"), conn.transaction():

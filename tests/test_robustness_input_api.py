@@ -144,6 +144,21 @@ def test_one_id_where_a_list_of_ids_is_taken_is_refused_naming_the_argument(bdb:
     assert bdb.decide("Refund", because=[seeded]).status == "active"
 
 
+def test_an_empty_all_of_group_is_refused_naming_it(bdb: beliefdb.BeliefDB, db_url: str, seeded: str) -> None:
+    """An all_of group naming no belief was dropped: ``decide("x", all_of=[[]])`` recorded a decision without
+    any reason, needing review, where the SQL refuses an empty reason and the CLI an empty --all-of."""
+    run = bdb.record_step("user_input", {"text": "refund?"}, task="refund").run
+    before = row_counts(db_url)
+    for call in (lambda groups: bdb.decide("Refund", all_of=groups),
+                 lambda groups: bdb.decide_in_run(run, "Refund", all_of=groups)):
+        for groups, n in (([[]], 1), ([[seeded], ()], 2)):
+            with pytest.raises(errors.InvalidInput, match=rf"^all_of= takes groups of at least one belief each: group"
+                                                          rf" {n} is empty"):
+                call(groups)
+    assert row_counts(db_url) == before
+    assert bdb.decide("Refund", all_of=[[seeded]]).status == "active"
+
+
 def test_one_id_where_a_list_of_whole_ids_is_read_is_refused_naming_the_argument(bdb: beliefdb.BeliefDB,
                                                                                   seeded: str) -> None:
     """``answers(ids=...)`` and ``labels(...)`` given one id read it as a list of its characters and

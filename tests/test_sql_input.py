@@ -112,6 +112,8 @@ def test_ingest_version_refuses_a_malformed_fragment_naming_it(agent: psycopg.Co
     ('[["abcd"],"x"]', ["reason 2", "is a string", "not an array"]),
     ('[[1]]', ["reason 1", "belief ids", "not a number"]),
     ('"x"', ["reasons", "array of arrays", "not a string"]),
+    ("[[]]", ["reason 1", "names no belief", "at least one belief id"]),
+    ('[["abcd"],[]]', ["reason 2", "names no belief", "at least one belief id"]),
 ])
 def test_decide_refuses_reasons_of_another_shape(agent: psycopg.Connection[Any], reasons: str,
                                                  words: list[str]) -> None:
@@ -125,6 +127,8 @@ def test_decide_in_run_checks_the_reasons_it_is_given_first(agent: psycopg.Conne
     """Its own words were "an array of arrays of belief ids", and only after the run was looked up."""
     message = _refused(agent, "select beliefdb.decide_in_run(gen_random_uuid(), 't', '[1]')")
     assert message.startswith("reason 1 of a decision is a number, not an array"), message
+    message = _refused(agent, "select beliefdb.decide_in_run(gen_random_uuid(), 't', '[[]]')")
+    assert message.startswith("reason 1 of a decision names no belief"), message
     assert _written(agent) == (0, 0, 0, 0)
 
 

@@ -58,3 +58,17 @@ def test_mcp_refuses_a_payload_number_json_cannot_hold(db_url: str) -> None:
             assert result["isError"] and result["structuredContent"]["error"] == "invalid_input", result
             assert "NaN or Infinity" in result["structuredContent"]["message"], result
     assert _steps(db_url) == 0
+
+
+@pytest.mark.parametrize("payload", ["notadict", 5, [1, 2], ("kind", "plan")])
+def test_library_refuses_a_payload_that_is_no_object_naming_it(db_url: str, payload: Any) -> None:
+    """A payload is a JSON object: text, a number or a list given as one escaped as a ValueError or a
+    TypeError (``dict(payload or {})`` ran before any check), at record_step and at a recorder's step."""
+    said = rf"^payload= must be a mapping \(a JSON object: .*\), not {type(payload).__name__}$"
+    with beliefdb.connect(db_url, principal="alice") as db:
+        with pytest.raises(errors.InvalidInput, match=said):
+            db.record_step("plan", payload, task="t")
+        with pytest.raises(errors.InvalidInput, match=said), db.record_run(task="t") as run:
+            run.step("plan", payload)
+        assert db.runs() == []
+        assert db.record_step("plan", None, task="t").run is not None  # (None: an empty payload)

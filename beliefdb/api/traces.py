@@ -48,6 +48,7 @@ class Traces:
         joint = [(trace.edge_kind(edge), _uuid(node)) for edge, node in inputs]
         independent = [_uuid(node) for node in supports]
         trace.check_step(kind, independent)
+        trace.payload_of(payload)
         if memory is not None:
             trace.check_memory(memory.get("subject", ""), memory.get("attribute", ""), memory.get("kind") or "fact")
         with self.database.transaction() as c:  # (appended after the run's last step, under its lock)

@@ -14,9 +14,9 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.inputs import check_moment, refs_groups, refs_of
+from beliefdb.inputs import check_moment
 from beliefdb.models import RunDecision
-from beliefdb.store import trace
+from beliefdb.store import decisions, trace
 
 
 def record_reads(db: Database, run: str | UUID, beliefs: Sequence[UUID], payload: Mapping[str, Any],
@@ -39,8 +39,7 @@ def decide_in_run(db: Database, run: str | UUID, title: str, *, because: Sequenc
     """Record a decision of ``run`` that cites only what the run read and is current; the rest refused."""
     if not title.strip():
         raise errors.InvalidInput("a decision needs a title")
-    reasons = [[ref] for ref in refs_of(because, "because")] + [
-        refs_of(group, "all_of") for group in refs_groups(all_of)]
+    reasons = decisions.reasons_of(because, all_of)
     with db.transaction() as c:
         found = trace.run_id(db, run, c)
         decided: RunDecision = db.fetch_one(RunDecision, Q.decide_in_run, (found, title, Jsonb(reasons)), c)

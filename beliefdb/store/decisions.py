@@ -34,10 +34,21 @@ def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
     if not title.strip():
         raise errors.InvalidInput("a decision needs a title")
     # each belief by its id or a unique prefix, resolved by beliefdb.decide
-    reasons = [[ref] for ref in refs_of(because, "because")] + [
-        refs_of(group, "all_of") for group in refs_groups(all_of)]
-    recorded: Recorded = db.fetch_one(Recorded, Q.decide, (title, Jsonb(reasons)), conn)
+    recorded: Recorded = db.fetch_one(Recorded, Q.decide, (title, Jsonb(reasons_of(because, all_of))), conn)
     return recorded
+
+
+def reasons_of(because: Any, all_of: Any) -> list[list[str]]:
+    """A decision's reasons as beliefdb.decide takes them: each ``because`` id alone, each ``all_of`` group
+    jointly; a group naming no belief is InvalidInput, as the SQL refuses it (it was dropped, and
+    ``all_of=[[]]`` recorded a decision without any reason, needing review)."""
+    alone = [[ref] for ref in refs_of(because, "because")]
+    groups = [refs_of(group, "all_of") for group in refs_groups(all_of)]
+    empty = next((n for n, group in enumerate(groups, 1) if not group), None)
+    if empty is not None:
+        raise errors.InvalidInput(f"{errors.argument('all_of')} takes groups of at least one belief each: group"
+                                  f" {empty} is empty (each group is one reason, needing all of its beliefs)")
+    return alone + groups
 
 
 def act(db: Database, decision: str | UUID, description: str,

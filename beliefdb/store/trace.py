@@ -52,6 +52,19 @@ def check_step(kind: str, supports: Sequence[object]) -> None:
                                   " supports")
 
 
+def payload_of(payload: Any) -> dict[str, Any]:
+    """A step's payload as stored, a JSON object (None: an empty one), else InvalidInput naming it: a text,
+    a number or a list is no object (``dict("notadict")`` raised a ValueError, ``dict(5)`` a TypeError)."""
+    if payload is None:
+        return {}
+    if not isinstance(payload, Mapping):
+        raise errors.InvalidInput(f"{errors.argument('payload')} must be a mapping (a JSON object: {{'text': ...}}),"
+                                  f" not {type(payload).__name__}")
+    stored = dict(payload)
+    check_json(stored, "payload")
+    return stored
+
+
 def check_memory(subject: str, attribute: str, kind: str) -> None:
     """Refuse a memory without a subject or an attribute, or of a kind beliefs do not have."""
     if not subject.strip() or not attribute.strip():
@@ -82,9 +95,9 @@ class RunRecorder:
         """Record one step (its seq is the order of calls); returns its id at once."""
         supports = list(supports)
         check_step(kind, supports)
-        check_json(dict(payload or {}), "payload")
+        stored = payload_of(payload)
         step_id = uuid.uuid4()
-        self._steps.append({"id": str(step_id), "seq": self._seq, "kind": kind, "payload": dict(payload or {}),
+        self._steps.append({"id": str(step_id), "seq": self._seq, "kind": kind, "payload": stored,
                             "replay_of": str(replay_of) if replay_of else None})
         self._seq += 1
         self._step_kinds[step_id] = kind

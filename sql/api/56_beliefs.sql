@@ -1070,7 +1070,9 @@ comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound works
 -- primary key is read between its lowest and highest completion. A prefix of 1 to 3 hex digits is
 -- too short to name a node: the error says so (ambiguous when it begins several) and asks for at
 -- least 4, whether or not it begins one; a reference that is no id nor the start of one is bad input
--- too (BD005), and only a well-formed one that names nothing is unknown (BD004).
+-- too (BD005), and only a well-formed one that names nothing is unknown (BD004). One that names a node of
+-- another kind than those asked for (a decision's id given as a belief's) is unknown too, and says what
+-- it names: '<id> is a decision, not a belief', not 'unknown belief <id>' of an id the workspace has.
 create or replace function beliefdb.resolve_node(p_ref text, p_kinds beliefdb.node_kind[] default null) returns uuid
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -1082,6 +1084,8 @@ declare
     v_ids uuid[];
     v_what text := coalesce((select string_agg(k::text, ' or ') from unnest(p_kinds) k), 'node');
     v_matches text;
+    v_other uuid[];
+    v_kind text;
 begin
     -- no workspace bound: say so, not "unknown belief" for an id a workspace has
     if v_ws is null then
@@ -1111,7 +1115,21 @@ begin
     v_matches := least(cardinality(v_ids), 20)::text || ' matches'
                  || case when cardinality(v_ids) > 20 then ' or more' else '' end;
     if coalesce(cardinality(v_ids), 0) = 0 and length(v_hex) >= 4 then
+        -- (the node of another kind it names, if one: read only on the way to the error)
+        if p_kinds is not null then
+            select array_agg(n.id), max(n.kind::text) into v_other, v_kind
+              from (select n.id, n.kind from beliefdb.node n
+                     where n.workspace_id = v_ws
+                       and n.id between rpad(v_hex, 32, '0')::uuid and rpad(v_hex, 32, 'f')::uuid
+                     limit 2) n;
+        end if;
         -- (the detail, for a program: the kinds of node it would have named; the words are for psql)
+        if cardinality(v_other) = 1 then
+            raise exception '% is %, not %', v_other[1],
+                case when v_kind ~ '^[aeiou]' then 'an ' else 'a ' end || v_kind,
+                case when v_what ~ '^[aeiou]' then 'an ' else 'a ' end || v_what
+                using errcode = 'BD004', detail = jsonb_build_object('unknown', to_jsonb(p_kinds))::text;
+        end if;
         raise exception 'unknown % %', v_what, p_ref using errcode = 'BD004', detail = jsonb_build_object(
             'unknown', coalesce(to_jsonb(p_kinds), '["node"]'))::text;
     elsif length(v_hex) < 4 and cardinality(v_ids) > 1 then
@@ -1127,7 +1145,7 @@ begin
     return v_ids[1];
 end
 $$;
-comment on function beliefdb.resolve_node(text, beliefdb.node_kind[]) is 'Resolve a node id or unique id prefix of at least 4 hex digits (among some kinds) in the bound workspace; a shorter prefix is refused as too short (ambiguous when it begins several), a reference that is no id as bad input';
+comment on function beliefdb.resolve_node(text, beliefdb.node_kind[]) is 'Resolve a node id or unique id prefix of at least 4 hex digits (among some kinds) in the bound workspace; a shorter prefix is refused as too short (ambiguous when it begins several), a reference that is no id as bad input, one of a node of another kind as unknown, saying what it is';
 
 -- A belief id from a full uuid or a unique prefix of at least 4 hex digits.
 create or replace function beliefdb.resolve_belief(p_ref text) returns uuid

@@ -4,7 +4,7 @@
 
 -- A decision citing beliefs. p_justifications is a JSON array of arrays of beliefs (each its id or
 -- a unique prefix of it): each inner array is one alternative reason, all of whose beliefs are
--- needed. With no reason at all the
+-- needed (at least one: an empty one is refused, BD005). With no reason at all the
 -- decision is still recorded (an agent wanted to act without evidence, and that is worth
 -- knowing), as needs_review with the review item "No source-backed answer yet": nothing may carry
 -- it out until a person approves it. A reason given twice (the same beliefs, by id or by prefix, in

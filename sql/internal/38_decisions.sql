@@ -5,8 +5,9 @@
 
 -- A decision's reasons as a caller gives them (decide, decide_in_run: p_justifications), checked once
 -- before anything is written: null, or an array of reasons, each an array of the beliefs it needs
--- together (their ids or unique prefixes: strings). The first problem is invalid_input (BD005) naming
--- the reason (1 for the first).
+-- together (their ids or unique prefixes: strings), at least one (an empty one is no reason: it was
+-- refused only by _add_justification, as "a justification needs at least one antecedent"). The first
+-- problem is invalid_input (BD005) naming the reason (1 for the first).
 create or replace function beliefdb._check_reasons(p_justifications jsonb) returns void
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -21,6 +22,9 @@ begin
     select case when pg_catalog.jsonb_typeof(r.reason) <> 'array'
                 then pg_catalog.format('reason %s of a decision is %s, not an array of belief ids or prefixes (the beliefs it needs together: [["3f2a"], ["9c1d", "77ab"]])',
                                        r.n, beliefdb._json_kind(r.reason))
+                when r.reason = '[]'::jsonb
+                then pg_catalog.format('reason %s of a decision names no belief: a reason lists at least one belief id or prefix (the beliefs it needs together: [["3f2a"], ["9c1d", "77ab"]])',
+                                       r.n)
                 else (select pg_catalog.format('reason %s of a decision lists belief ids or prefixes (strings), not %s',
                                                r.n, beliefdb._json_kind(b.belief))
                         from pg_catalog.jsonb_array_elements(r.reason) with ordinality b (belief, m)
@@ -28,7 +32,7 @@ begin
                        order by b.m limit 1) end
       into v_problem
       from pg_catalog.jsonb_array_elements(coalesce(p_justifications, '[]')) with ordinality r (reason, n)
-     where pg_catalog.jsonb_typeof(r.reason) <> 'array'
+     where pg_catalog.jsonb_typeof(r.reason) <> 'array' or r.reason = '[]'::jsonb
         or exists (select from pg_catalog.jsonb_array_elements(r.reason) b (belief)
                     where pg_catalog.jsonb_typeof(b.belief) <> 'string')
      order by r.n
@@ -38,7 +42,7 @@ begin
     end if;
 end
 $$;
-comment on function beliefdb._check_reasons(jsonb) is 'Refuse (BD005) a decision''s reasons that are not an array of arrays of belief ids or prefixes, naming the first bad reason';
+comment on function beliefdb._check_reasons(jsonb) is 'Refuse (BD005) a decision''s reasons that are not an array of non-empty arrays of belief ids or prefixes, naming the first bad reason';
 
 -- Insert one justification of p_node with the given antecedents, all of one edge kind.
 create or replace function beliefdb._add_justification(p_workspace_id uuid, p_node uuid, p_antecedents uuid[],
