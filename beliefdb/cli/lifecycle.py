@@ -98,7 +98,6 @@ def outcome(
 
 
 #: how many places a forget's text report lists where a forgotten name is still typed (--json: all)
-GONE_SHOWN = 20  # (ids a forget's report names before counting the rest)
 MENTIONS_SHOWN = 20
 #: how many distinct hints a listing prints (one per kind of entry and owner: whose call it is)
 HINTS_SHOWN = 6
@@ -169,8 +168,7 @@ def forget(
         counts = Counter(kinds.get(x, "quote") for x in gone) if kinds else None
         typer.echo(f"{'would stop' if result.preview else 'stopped'} holding ({len(gone)}"
                    + (": " + ", ".join(f"{n} {k}(s)" for k, n in sorted(counts.items())) if counts else "")
-                   + "): " + ", ".join(render.short(x) for x in gone[:GONE_SHOWN])
-                   + (f", and {len(gone) - GONE_SHOWN} more (--json lists them all)" if len(gone) > GONE_SHOWN else ""))
+                   + "): " + render.shorts(gone))
     if result.mentions:
         shown = ", ".join(f"{m.kind} {m.id} ({m.field}, {m.owner})" for m in result.mentions[:MENTIONS_SHOWN])
         more = result.mentions_total - MENTIONS_SHOWN

@@ -38,13 +38,13 @@ from beliefdb.render.corrections import (
     impact,
     impact_json,
 )
-from beliefdb.render.ids import short
+from beliefdb.render.ids import short, shorts
 from beliefdb.render.ingest import ingest_report, not_embedded
 from beliefdb.render.pictures.labels import HOLDS_AGAIN
 from beliefdb.render.terminal import JSON_CONTROLS, for_terminal
 
 # (re-exported: these are the callers' names, render.short and render.ingest_report among them)
-__all__ = ["correction_preview", "correction_result", "impact", "impact_json", "ingest_report", "short"]
+__all__ = ["correction_preview", "correction_result", "impact", "impact_json", "ingest_report", "short", "shorts"]
 
 
 #: a skipped sentence's quote in JSON is cut to this many characters (a 3 MB line was quoted whole)
@@ -287,7 +287,7 @@ def changes(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str] | No
     def line(did: str, would: str, ids: list[UUID], *, mixed: bool = True) -> str:
         return (f"{would if preview else did}: {len(ids)}"
                 + (f" ({_by_kind(ids, kinds)})" if mixed and kinds is not None and ids else "")
-                + ("  " + ", ".join(short(x) for x in ids) if ids else ""))
+                + ("  " + shorts(ids) if ids else ""))
 
     lines += [
         line("stopped being current", "would stop being current", c.stopped_current),

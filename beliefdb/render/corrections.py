@@ -9,7 +9,7 @@ from uuid import UUID
 
 from beliefdb.db.reports import correction
 from beliefdb.models import Changes, CorrectionPreview, CorrectionResult, ImpactRow, StillSupported
-from beliefdb.render.ids import short
+from beliefdb.render.ids import short, shorts
 from beliefdb.render.ingest import not_embedded
 from beliefdb.render.terminal import for_terminal
 
@@ -54,7 +54,7 @@ def impact(rows: list[ImpactRow]) -> str:
 
 
 def _listed(ids: list[UUID]) -> str:
-    return (": " + ", ".join(short(x) for x in ids)) if ids else ""
+    return (": " + shorts(ids)) if ids else ""
 
 
 def _correction_changes(flagged: list[UUID], held: list[UUID], survives: list[StillSupported],
@@ -126,7 +126,7 @@ def _head(r: CorrectionResult) -> str:
 
 def _applied(r: CorrectionResult) -> list[str]:
     """What an applied correction superseded, then its change report, said as done."""
-    return ["  superseded " + ", ".join(short(x) for x in r.superseded),
+    return ["  superseded " + shorts(r.superseded),
             *_correction_changes(r.flagged, r.held, r.changes.survives if r.changes else [], r.changes, preview=False)]
 
 
