@@ -28,30 +28,28 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
     lines = [head]
     if result.new_version:
         lines.append(f"  {result.fragments} fragment(s)")
-    for a in result.accepted:
-        ended = f"   (stored expired: its valid time ended {utc_day(a.ended)})" if a.ended else ""
-        lines.append(f"  + {short(a.id)} {a.subject} / {a.attribute} = {a.value}{ended}")
-        lines.append(f"      quote [{a.start}, {a.end}): \"{a.quote}\"")
-    for c in result.corroborated:
-        lines.append(f"  ≡ {short(c.id)} corroborated by [{c.start}, {c.end}): \"{c.quote}\"")
-    for same in result.unchanged:
-        if same.id not in result.reverified:  # re-verified ones are listed below
-            lines.append(f"  = {short(same.id)} already recorded from this evidence (whatever became of it since)")
+    lines += _capped([line for a in result.accepted for line in (
+        f"  + {short(a.id)} {a.subject} / {a.attribute} = {a.value}"
+        + (f"   (stored expired: its valid time ended {utc_day(a.ended)})" if a.ended else ""),
+        f"      quote [{a.start}, {a.end}): \"{a.quote}\"")], "new belief(s)", per=2)
+    lines += _capped([f"  ≡ {short(c.id)} corroborated by [{c.start}, {c.end}): \"{c.quote}\""
+                      for c in result.corroborated], "corroborated")
+    lines += _capped([f"  = {short(same.id)} already recorded from this evidence (whatever became of it since)"
+                      for same in result.unchanged if same.id not in result.reverified],  # (listed below)
+                     "already recorded")
     again = {c.id for c in result.current_again}
-    for b in result.reverified:
-        also = " and current again" if b in again else ""
-        lines.append(f"  ↻ {short(b)} re-verified{also}: the new text repeats its quote")
+    lines += _capped([f"  ↻ {short(b)} re-verified{' and current again' if b in again else ''}: the new text repeats"
+                      " its quote" for b in result.reverified], "re-verified")
     for kept in result.reread:
         lines.append(f"  ! {short(kept.id)} {kept.subject} / {kept.attribute} is kept by its quote, which now"
                      f" reads as {kept.now_subject} / {kept.now_attribute} ({short(kept.now)}): both are current;"
                      f" if the renamed heading or label changed what the line is about, retract or correct"
                      f" {short(kept.id)}")
-    for s in result.superseded:
-        lines.append(f"  ⇢ {short(s.old)} superseded by {short(s.new)}")
-    for k in result.conflicts:
-        lines.append(f"  ! conflict between {short(k.a)} and {short(k.b)}: {k.reason}")
-    for u in result.unsupported:
-        lines.append(f"  - {short(u)} lost its support: no version in force quotes it")
+    lines += _capped([f"  ⇢ {short(s.old)} superseded by {short(s.new)}" for s in result.superseded], "superseded")
+    lines += _capped([f"  ! conflict between {short(k.a)} and {short(k.b)}: {k.reason}" for k in result.conflicts],
+                     "conflicts")
+    lines += _capped([f"  - {short(u)} lost its support: no version in force quotes it" for u in result.unsupported],
+                     "unsupported")
     for d in result.flagged:
         lines.append(f"  ! decision {short(d)} lost its last support: needs review")
     for held in result.held:
@@ -59,12 +57,21 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
     new = {a.id for a in result.accepted} | set(result.reverified)
     lines += [_current_again(c) for c in sorted(result.current_again, key=lambda c: _KINDS.get(c.kind, len(_KINDS)))
               if c.id not in new]
-    for r in result.rejected:
-        lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
+    lines += _capped([f"  ✗ rejected \"{r.quote}\": {r.reason}" for r in result.rejected], "rejected")
     lines += _skipped_lines(result)
     if result.embedding_deferred:
         lines.append(not_embedded(result.embedding_deferred))
     return "\n".join(lines)
+
+
+#: the lines of one kind a report lists before counting the rest (a file of 60,000 lines listed 120,000)
+LISTED = 200
+
+
+def _capped(lines: list[str], what: str, *, per: int = 1) -> list[str]:
+    """The first :data:`LISTED` items' lines (``per`` lines an item), then how many more there are."""
+    more = (len(lines) - LISTED * per) // per
+    return lines if more <= 0 else [*lines[:LISTED * per], f"  … and {more:,} more {what} (--json lists them all)"]
 
 
 def not_embedded(why: str) -> str:
