@@ -121,6 +121,25 @@ begin
       from (select 1 as t, d.n, 0 as a, 0 as b, d::text as r from pg_temp.beliefdb_bulk_document d
             union all select 2, f.n, f.start_offset, f.end_offset, f::text from pg_temp.beliefdb_bulk_fragment f
             union all select 3, c.n, c.ord, 0, c::text from pg_temp.beliefdb_bulk_claim c) x;
+    -- (a value spelled with other whitespace than a belief's is that belief's value, as
+    -- beliefdb._stored_spellings has it for one document: the index belief_spaced_value finds them)
+    if exists (select from beliefdb.belief b
+                where b.workspace_id = v_ws
+                  and b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]') then
+        update pg_temp.beliefdb_bulk_claim c
+           set value = s.value
+          from (select x.n, x.ord,
+                       (select b.value
+                          from beliefdb.belief b
+                         where b.workspace_id = v_ws and b.subject = x.subject and b.attribute = x.attribute
+                           and b.value <> x.value
+                           and b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]'
+                           and beliefdb._one_spaced(b.value) = beliefdb._one_spaced(x.value)
+                         order by b.recorded_at, b.id
+                         limit 1) as value
+                  from pg_temp.beliefdb_bulk_claim x) s
+         where s.n = c.n and s.ord = c.ord and s.value is not null;
+    end if;
     for v_doc in select d.n, d.source from pg_temp.beliefdb_bulk_document d order by d.n loop
         -- a run of documents that each start a new source is stored set-based (_bulk_first_versions)
         if not v_doc.source = any(v_run_names)

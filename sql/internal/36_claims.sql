@@ -444,6 +444,53 @@ as $$
 $$;
 comment on function beliefdb._not_given_before(uuid, beliefdb.provenance, jsonb) is 'Claims less those marked unless_given (a past value inferred) whose value the workspace already gives the subject and attribute, in the scope and world, from before the claim''s valid time ends (an expired one only when it ran up to the claim''s end)';
 
+-- A value with every run of whitespace one space, and none at either end (as the rule extractor spells
+-- a value: Python's str.split, whose whitespace this class is)
+create or replace function beliefdb._one_spaced(p_value text) returns text
+language sql immutable strict parallel safe
+set search_path = pg_catalog, pg_temp
+as $$
+    select regexp_replace(regexp_replace(p_value, '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]+', ' ', 'g'), '^ | $', '', 'g')
+$$;
+comment on function beliefdb._one_spaced(text) is 'A value with each run of whitespace one space, trimmed';
+
+-- A claim spelled as a belief of the workspace is: a value that is a belief's once every run of
+-- whitespace in either is one space (a value stored before extracted values were spelled with single
+-- spaces, or one given with double spaces or a tab) takes that belief's spelling, so that the claim is
+-- that belief (unchanged, corroborating it) and never its rival. The beliefs spelled so are found by
+-- the index belief_spaced_value (its predicate, written out here, is what lets the planner use it); a
+-- claim spelled so looks at the beliefs of its subject and attribute.
+create or replace function beliefdb._stored_spellings(p_workspace_id uuid, p_claims jsonb)
+returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case
+        when not exists (select from beliefdb.belief b
+                          where b.workspace_id = p_workspace_id
+                            and b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
+             and not exists (select from jsonb_array_elements(coalesce(p_claims, '[]')) c (claim)
+                              where c.claim ->> 'value' ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
+            then p_claims
+        else (select coalesce(jsonb_agg(case when s.value is null then x.claim
+                                             else jsonb_set(x.claim, '{value}', to_jsonb(s.value)) end
+                                        order by x.n), '[]')
+                from jsonb_array_elements(p_claims) with ordinality as x (claim, n)
+                left join lateral (
+                    select b.value
+                      from beliefdb.belief b
+                     where b.workspace_id = p_workspace_id
+                       and b.subject = x.claim ->> 'subject' and b.attribute = x.claim ->> 'attribute'
+                       and b.value <> x.claim ->> 'value'
+                       and (b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]'
+                            or x.claim ->> 'value' ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
+                       and beliefdb._one_spaced(b.value) = beliefdb._one_spaced(x.claim ->> 'value')
+                     order by b.recorded_at, b.id
+                     limit 1) s on true)
+    end
+$$;
+comment on function beliefdb._stored_spellings(uuid, jsonb) is 'Claims whose value is a belief''s but for its runs of whitespace, spelled as that belief is';
+
 -- Whether a superseded belief comes back once a new version of a source is in force (p_version_id):
 -- every belief that supersedes it and holds is an extracted one whose quotes all lie in this source's
 -- other versions, which the new one does not repeat (what it repeats has gone forward to it already,
@@ -554,6 +601,8 @@ begin
     end if;
     select u.claims, u.rejected into p_claims, p_rejected
       from beliefdb._believable(p_workspace_id, p_source_version_id, p_claims, p_rejected) u;
+    -- (a value spelled with other whitespace than a belief's is that belief's value)
+    p_claims := beliefdb._stored_spellings(p_workspace_id, p_claims);
     -- (a past value inferred that a belief of the workspace gives already: not a second one)
     p_claims := beliefdb._not_given_before(p_workspace_id, v_world, p_claims);
     v_length := length(v_content);

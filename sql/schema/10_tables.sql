@@ -289,6 +289,10 @@ create index belief_ending on beliefdb.belief (workspace_id, id) include (valid_
     where not upper_inf(valid_time);
 -- production beliefs newest first: the product view's page reads its rows in this order (revision 0045)
 create index belief_recent on beliefdb.belief (workspace_id, recorded_at desc, id) where provenance = 'production';
+-- beliefs whose value has a run of whitespace or a tab, as stored before extracted values were spelled
+-- with single spaces: a claim spelled anew finds the belief's spelling through it (revision 0050)
+create index belief_spaced_value on beliefdb.belief (workspace_id, subject, attribute)
+    where value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]';
 
 -- Why a node holds: one justification is one reason; all its antecedents must hold.
 create table beliefdb.justification (
