@@ -75,9 +75,8 @@ def test_the_spaced_values_index_serves_the_probe(postgresql: psycopg.Connection
     partial index, whose predicate the function writes out the same: not the workspace's beliefs."""
     body = postgresql.execute("select prosrc from pg_proc where proname = '_stored_spellings'").fetchone()
     assert body is not None
-    predicate = postgresql.execute(
-        "select pg_get_expr(indpred, indrelid) from pg_index where indexrelid = 'beliefdb.belief_spaced_value'::regclass"
-    ).fetchone()
+    predicate = postgresql.execute("select pg_get_expr(indpred, indrelid) from pg_index"
+                                   " where indexrelid = 'beliefdb.belief_spaced_value'::regclass").fetchone()
     assert predicate is not None
     postgresql.execute("set enable_seqscan = off")
     plan = "\n".join(r[0] for r in postgresql.execute(
