@@ -416,3 +416,14 @@ def test_a_queued_text_a_forget_masked_cannot_be_cancelled_out_of_what_keeps_it_
     # a job nothing was masked in is cancelled as before
     queued = bdb.submit(text="The badge office is on floor 3.\n", source="office.md")
     assert bdb.cancel(source="office.md") == queued
+
+
+def test_a_name_masked_in_a_queued_text_is_no_value_once_it_is_stored(bdb: beliefdb.BeliefDB) -> None:
+    """A forget with mask_mentions masks the name in a document waiting in the queue; the worker then
+    stored `queued_doc / contact = ██████████`, a belief whose value is the mask (an upgrade trial)."""
+    bdb.remember("Maya López's phone is 555.", "maya_lopez", "phone", "555", "Maya López's phone is 555",
+                 source="crm.md", text="Maya López's phone is 555.\n")
+    bdb.submit(text="# Queued doc\nContact: Maya López\nFloor: 2\n", source="queued_doc.md")
+    bdb.forget(subject="maya_lopez", mask_mentions=True)
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert [(b.attribute, b.value) for b in bdb.beliefs()] == [("floor", "2")]

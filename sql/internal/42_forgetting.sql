@@ -1284,6 +1284,9 @@ as $$
         select x.claim, x.n,
                case when beliefdb._over_spans(x.claim, s.spans)
                     then 'forgotten: this text of the source was forgotten, and is not stored again'
+                    -- (a text masked while it waited in the queue, stored since: its masks are no value)
+                    when x.claim ->> 'value' ~ '██'
+                    then 'forgotten: its value is text a forget masked (█), not a value'
                     else (select 'retracted: this text of the source was retracted'
                                  || coalesce(' (' || nullif(r.reason, '') || ')', '')
                                  || ', so it supports nothing (undo the fragment''s retraction to restore it)'
