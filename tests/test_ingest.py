@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -580,4 +581,22 @@ def test_a_valid_time_of_no_length_is_refused(bdb: beliefdb.BeliefDB) -> None:
     with pytest.raises(beliefdb.errors.InvalidInput, match="valid time is empty"):
         bdb.remember("7 days", "return_policy", "window", "7 days", "14 days", source="policy.md",
                      valid_from="2025-01-01T00:00:00Z", valid_to="2025-01-01T00:00:00Z")
+    assert bdb.beliefs(include_all=True) == []
+
+
+def test_a_claims_file_whose_valid_time_ends_before_it_starts_names_the_line(bdb: beliefdb.BeliefDB,
+                                                                            tmp_path: Path) -> None:
+    """The database refused it in its own words (`valid time is empty: valid_to (2026-04-01 00:00:00+00)
+    must be after ...`) without the line, where every other claim error names it (a user trial)."""
+    doc = tmp_path / "policy.md"
+    doc.write_text("The return window is 14 days.\n", encoding="utf-8")
+    claims = tmp_path / "c.jsonl"
+    claims.write_text('{"statement": "s", "subject": "return_policy", "attribute": "window", "value": "14 days",'
+                      ' "quote": "The return window is 14 days.", "valid_from": "2026-06-01T00:00:00Z",'
+                      ' "valid_to": "2026-04-01T00:00:00Z"}\n', encoding="utf-8")
+    with pytest.raises(beliefdb.errors.InvalidInput) as refused:
+        bdb.ingest(doc, claims=claims, embed=False)
+    assert refused.value.message == (
+        f"{claims} line 1: 'valid_to' (2026-04-01T00:00:00+00:00) must be after 'valid_from'"
+        " (2026-06-01T00:00:00+00:00): a valid time is [valid_from, valid_to)"), refused.value.message
     assert bdb.beliefs(include_all=True) == []

@@ -13,6 +13,7 @@ import codecs
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -95,11 +96,16 @@ def parse_claim(obj: Any, where: str) -> Candidate:
         raise errors.InvalidInput(f"{where}: 'start' and 'end' must be non-negative integers")
     if offsets[0] is not None and offsets[1] is not None and offsets[1] <= offsets[0]:
         raise errors.InvalidInput(f"{where}: 'end' must be greater than 'start' (a quote is not empty)")
+    valid_from = _iso(obj.get("valid_from"), f"{where}: 'valid_from'")
+    valid_to = _iso(obj.get("valid_to"), f"{where}: 'valid_to'")
+    if valid_from is not None and valid_to is not None and (
+            datetime.fromisoformat(valid_to) <= datetime.fromisoformat(valid_from)):
+        # (the database refuses it too, in its own words and without the line: said here, where the line is)
+        raise errors.InvalidInput(f"{where}: 'valid_to' ({valid_to}) must be after 'valid_from' ({valid_from}):"
+                                  " a valid time is [valid_from, valid_to)")
     return Candidate(
         statement=obj["statement"], subject=obj["subject"], attribute=obj["attribute"], value=obj["value"],
-        quote=obj["quote"], kind=kind, scope=dict(scope),
-        valid_from=_iso(obj.get("valid_from"), f"{where}: 'valid_from'"),
-        valid_to=_iso(obj.get("valid_to"), f"{where}: 'valid_to'"),
+        quote=obj["quote"], kind=kind, scope=dict(scope), valid_from=valid_from, valid_to=valid_to,
         start=offsets[0], end=offsets[1],
     )
 
