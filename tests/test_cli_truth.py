@@ -573,3 +573,15 @@ def test_decide_says_which_reason_given_does_not_hold_now(cli: Cli, bdb: beliefd
     assert line.startswith("decision ") and line.endswith("[active]"), out
     assert note.startswith(f"note: reason {old[:8]} (superseded) does not hold now"), out
     assert cli("decide", "Accept order 1043", "--because", new).stdout.count("\n") == 1
+
+
+def test_a_rejected_conflict_says_how_to_settle_it_later(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """Rejecting a conflict leaves both conflicting; nothing said what settles them then, and approving
+    the item afterwards answered only "already rejected" (a user trial)."""
+    remember(bdb, "a.md", "Warranty: 2 years", "warranty", "length", "2 years", valid_from="2026-01-01T00:00:00Z")
+    remember(bdb, "b.md", "Warranty: 3 years", "warranty", "length", "3 years", valid_from="2026-01-01T00:00:00Z")
+    (item,) = [i for i in cli.json("review", "list") if i["kind"] == "conflict"]
+    said = cli("review", "reject", item["id"]).stdout
+    assert "both stay conflicting" in said and "beliefdb correct ID --preview" in said, said
+    again = cli.error("review", "approve", item["id"], "--winner", item["node"])["message"]
+    assert "already rejected" in again and "correct one (beliefdb correct ID --preview)" in again, again

@@ -316,6 +316,9 @@ def review_resolution(result: ReviewResolution) -> str:
                  f" decision(s), held {len(done.get('held') or [])} action(s)")
     elif done and result.kind == "conflict":
         line += f"\n  {done['winner']} won: it supersedes {done['loser']}"
+    elif result.kind == "conflict" and result.status == "rejected":
+        line += ("\n  both stay conflicting (rule 8 of docs/rules.md): to settle them later, correct one"
+                 " (beliefdb correct ID --preview) or retract the source of one")
     elif done:  # a retraction's change report
         line += (f"\n  retraction applied: {len(done.get('stopped_current') or [])} stopped being current,"
                  f" {len(done.get('became_current') or [])} current again, flagged {len(done.get('flagged') or [])}"
