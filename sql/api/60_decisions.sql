@@ -541,13 +541,14 @@ begin
                           limit 2);
         if cardinality(v_items) = 1 then
             select * into v_item from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_items[1];
+            if v_item.kind = 'conflict' and v_item.status = 'rejected' then
+                -- (a conflict rejected leaves both conflicting: what settles them now)
+                raise exception 'review item % is already % (by %)', v_item.id, v_item.status, v_item.resolved_by
+                    using errcode = 'BD005', hint = 'both beliefs stay conflicting: to settle them, correct one'
+                                                    || ' (beliefdb correct ID --preview) or retract the source of one';
+            end if;
             raise exception 'review item % is already % (by %)', v_item.id, v_item.status, v_item.resolved_by
-                using errcode = 'BD005',
-                      -- (a conflict rejected leaves both conflicting: what settles them now)
-                      hint = case when v_item.kind = 'conflict' and v_item.status = 'rejected'
-                                  then 'both beliefs stay conflicting: to settle them, correct one (beliefdb correct'
-                                       || ' ID --preview) or retract the source of one'
-                             end;
+                using errcode = 'BD005';
         end if;
         raise exception 'no open review item %', p_item using errcode = 'BD004';
     elsif cardinality(v_items) > 1 then
