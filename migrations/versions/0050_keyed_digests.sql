@@ -10,9 +10,7 @@
 -- finds the events of a source that still record a plain sha256 (written before this revision), which a
 -- later forget masking words of that source redacts. And an agent's binding records the database it was
 -- made in (agent_login.made_in, from its role's comment for those made before): in a copy of that
--- database on the same server the original's agents do not act. And an index finds the beliefs whose
--- value keeps a run of whitespace or a tab, as stored before extracted values were spelled with single
--- spaces, so that a claim spelled anew is the same belief, not a conflict with itself.
+-- database on the same server the original's agents do not act.
 -- Never edit: change functions in sql/ (re-applied after every upgrade).
 
 create index audit_event_plain_digest on beliefdb.audit_event (workspace_id, (payload ->> 'source'))
@@ -154,8 +152,3 @@ begin
     drop function pg_temp.rekey(uuid, text, bytea, bytea);
 end
 $$;
-
--- beliefs whose value has a run of whitespace or a tab, as stored before extracted values were spelled
--- with single spaces: a claim spelled anew finds the belief's spelling through it
-create index belief_spaced_value on beliefdb.belief (workspace_id, subject, attribute)
-    where value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]';
