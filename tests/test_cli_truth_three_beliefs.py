@@ -39,7 +39,7 @@ def three(postgresql: psycopg.Connection[Any]) -> dict[str, str]:
 
 def test_decide_json_is_id_and_active_status(cli: Cli, three: dict[str, str]) -> None:
     recorded = cli.json("decide", "Refuse the return of order 1042", "--because", three["seven"])
-    assert set(recorded) == {"id", "status"}
+    assert set(recorded) == {"id", "status", "already_applied"} and recorded["already_applied"] is False
     assert recorded["status"] == "active"
     (listed,) = cli.json("decisions")
     assert listed["id"] == recorded["id"]
@@ -130,7 +130,7 @@ def test_decide_with_an_empty_title_is_an_error(cli: Cli, three: dict[str, str],
 def test_act_json_is_id_and_scheduled_status(cli: Cli, three: dict[str, str]) -> None:
     decision = cli.json("decide", "Refuse", "--because", three["seven"])
     recorded = cli.json("act", decision["id"], "Email the customer a refusal")
-    assert set(recorded) == {"id", "status"}
+    assert set(recorded) == {"id", "status", "already_applied"} and recorded["already_applied"] is False
     assert recorded["status"] == "scheduled"
     (listed,) = cli.json("actions")
     assert (listed["id"], listed["decision_id"], listed["description"], listed["status"]) == (
@@ -156,7 +156,7 @@ def test_derive_records_a_current_belief_that_needs_all_its_sources(cli: Cli, th
     derived = cli.json("derive", "Returns within 7 days are refunded as store credit", "--subject", "return_refund",
                        "--attribute", "method", "--value", "store credit", "--from",
                        f"{three['seven']},{three['refund'][:8]}")
-    assert set(derived) == {"id", "status", "embedding_deferred", "provenance"}
+    assert set(derived) == {"id", "status", "already_applied", "embedding_deferred", "provenance"}
     assert derived["status"] == "current" and derived["embedding_deferred"] is None
     assert derived["provenance"] == "production"
     (listed,) = cli.json("beliefs", "--subject", "return_refund")

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+from undo_revisions import undo_0051
 
 import beliefdb
 from beliefdb.db import migrate
@@ -136,6 +137,7 @@ def test_events_from_before_keep_their_hashes_only_once_their_text_is_masked(
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")
     postgresql.execute("alter table beliefdb.agent_login drop column made_in")  # (revision 0050's too)
     postgresql.execute("alter table beliefdb.redaction drop column line_salt")
+    undo_0051(postgresql)  # revision 0051's
     postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
     postgresql.commit()
     # (the forget redacted office.md's event of the old form already: put one back, as the old code left it,
@@ -282,6 +284,7 @@ def test_the_upgrade_keys_the_lines_masked_before_with_their_source(
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")
     postgresql.execute("alter table beliefdb.agent_login drop column made_in")
     postgresql.execute("alter table beliefdb.redaction drop column line_salt")
+    undo_0051(postgresql)  # revision 0051's
     postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
     postgresql.commit()
     migrate.upgrade(db_url)
@@ -360,6 +363,7 @@ def test_the_upgrade_keys_a_queued_texts_record_of_masked_lines_as_well(
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")
     postgresql.execute("alter table beliefdb.agent_login drop column made_in")
     postgresql.execute("alter table beliefdb.redaction drop column line_salt")
+    undo_0051(postgresql)  # revision 0051's
     postgresql.execute("update beliefdb.alembic_version set version_num = '0049'")
     postgresql.commit()
     migrate.upgrade(db_url)

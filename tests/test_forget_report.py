@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 from forgets import forget, run_hinted
+from undo_revisions import undo_0051
 
 import beliefdb
 from beliefdb import errors
@@ -184,6 +185,7 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
     postgresql.execute("drop index beliefdb.audit_event_plain_digest")  # revision 0050's
     postgresql.execute("alter table beliefdb.agent_login drop column made_in")  # (and its column)
     postgresql.execute("alter table beliefdb.redaction drop column line_salt")  # (and this one)
+    undo_0051(postgresql)  # revision 0051's
     postgresql.execute("update beliefdb.alembic_version set version_num = '0043'")
     postgresql.commit()
     migrate.upgrade(db_url)

@@ -101,6 +101,8 @@ RELEASED = {
     "0048_redaction_lines.sql": "f22267a12c9d57cfac9a7da332071d60668b25e7d8e76c60d443f733a1707da1",
     "0049_step_world.py": "48af30e2680b70496b0db4b20877080f1a0dd5604198830bc346ecea714d73c0",
     "0049_step_world.sql": "10a1f7f1cf9e0a05cc3498c8c248bf05b42db0d5a2c0f588335a62e689bdf43b",
+    "0050_keyed_digests.py": "a7082cff34ff5638dfd8eeeb100572233864d720cc9034b7643de95fe85a2fe4",
+    "0050_keyed_digests.sql": "94538c99fa2321d14e556d1ab9452aa402ad80eda502c8eeab9bc56f873836bf",
 }
 
 

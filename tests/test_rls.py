@@ -678,7 +678,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
          order by 1
     """).fetchall()
     assert [r[0] for r in rows] == [
-        "beliefdb.act(text,text)",
+        "beliefdb.act(text,text,text)",
         "beliefdb.add_claims_to_source(text,jsonb,jsonb)",
         "beliefdb.append_turn(text,text,jsonb,jsonb,jsonb)",
         "beliefdb.apply_correction(text,text,text,text,text,integer,text)",
@@ -689,8 +689,8 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.correction_preview(text,text,text)",
         "beliefdb.current_workspace_id()",
         "beliefdb.decay(timestamp with time zone,text,boolean)",
-        "beliefdb.decide(text,jsonb)",
-        "beliefdb.decide_in_run(uuid,text,jsonb)",
+        "beliefdb.decide(text,jsonb,text)",
+        "beliefdb.decide_in_run(uuid,text,jsonb,text)",
         "beliefdb.derive(text,text,text,text,text[],text)",
         "beliefdb.embedding_switch(text)",
         "beliefdb.embedding_target(text,integer)",
@@ -714,7 +714,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "double precision,real,integer,text[])",
         "beliefdb.recall_fragments(text,integer,timestamp with time zone,boolean,integer)",
         "beliefdb.record_embedding_model(text,integer)",
-        "beliefdb.record_outcome(text,text,text)",
+        "beliefdb.record_outcome(text,text,text,text)",
         "beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb)",
         "beliefdb.refresh_ranking_stats(boolean)",
         "beliefdb.repair_apply(text[],boolean)",

@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from undo_revisions import undo_0051
 
 import beliefdb
 from beliefdb import errors
@@ -36,6 +37,7 @@ def back_to_0046(conn: psycopg.Connection[Any]) -> None:
     conn.execute("drop index beliefdb.audit_event_plain_digest")  # (and 0050's)
     conn.execute("alter table beliefdb.agent_login drop column made_in")
     conn.execute("alter table beliefdb.redaction drop column line_salt")
+    undo_0051(conn)  # revision 0051's
     conn.execute("update beliefdb.alembic_version set version_num = '0046'")
     conn.execute("comment on table beliefdb.alembic_version is 'beliefdb schema of the release at 0046'")
     conn.commit()

@@ -276,15 +276,18 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         return await self.call(self.sync.calibrate, labels, bins=bins, plot=plot)
 
     async def decide(self, title: str, *, because: Sequence[str | UUID] = (),
-                     all_of: Sequence[Sequence[str | UUID]] = ()) -> Recorded:
-        return await self.call(self.sync.decide, title, because=because, all_of=all_of)
+                     all_of: Sequence[Sequence[str | UUID]] = (), idempotency_key: str | None = None) -> Recorded:
+        return await self.call(self.sync.decide, title, because=because, all_of=all_of,
+                               idempotency_key=idempotency_key)
 
     async def decide_in_run(self, run: str | UUID, title: str, *, because: Sequence[str | UUID] = (),
-                            all_of: Sequence[Sequence[str | UUID]] = ()) -> RunDecision:
-        return await self.call(self.sync.decide_in_run, run, title, because=because, all_of=all_of)
+                            all_of: Sequence[Sequence[str | UUID]] = (),
+                            idempotency_key: str | None = None) -> RunDecision:
+        return await self.call(self.sync.decide_in_run, run, title, because=because, all_of=all_of,
+                               idempotency_key=idempotency_key)
 
-    async def act(self, decision: str | UUID, description: str) -> Recorded:
-        return await self.call(self.sync.act, decision, description)
+    async def act(self, decision: str | UUID, description: str, *, idempotency_key: str | None = None) -> Recorded:
+        return await self.call(self.sync.act, decision, description, idempotency_key=idempotency_key)
 
     async def derive(self, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID], *,
                      kind: str = "fact") -> DerivedBelief:
@@ -298,8 +301,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
                       after: str | UUID | None = None) -> list[Action]:
         return await self.call(self.sync.actions, status, limit=limit, after=after)
 
-    async def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None) -> OutcomeRecorded:
-        return await self.call(self.sync.record_outcome, node, outcome, note=note)
+    async def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None,
+                             idempotency_key: str | None = None) -> OutcomeRecorded:
+        return await self.call(self.sync.record_outcome, node, outcome, note=note, idempotency_key=idempotency_key)
 
     async def review_count(self) -> int:
         return await self.call(self.sync.review_count)

@@ -74,6 +74,12 @@ WorkspaceOpt = Annotated[str | None, typer.Option(
 Principal = Annotated[str | None, typer.Option("--as", envvar="BELIEFDB_PRINCIPAL", show_envvar=True,
                                                help="Who is acting (agent or person), stamped on every write.")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+#: decide, act, outcome: a key naming the request, so a retry records nothing twice (rule 18 of docs/rules.md)
+IdempotencyKey = Annotated[str | None, typer.Option(
+    help="Names this request: the same one again with this key records nothing and prints what the first"
+         " recorded (already applied), so a retry is safe; another request with it is refused.")]
+#: what a replay (the same request again by its key) adds to the line it prints
+REPLAYED = " (already applied: the same request with this --idempotency-key recorded it)"
 Format = Annotated[PictureFormat | None, typer.Option(
     "--format", help="text (for people, the default), mermaid (a flowchart to paste into Markdown) or dot"
                      " (Graphviz: dot -Tsvg); --json prints the data instead.")]

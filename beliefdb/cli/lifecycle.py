@@ -12,7 +12,9 @@ from beliefdb import render
 from beliefdb.cli.common import (
     DECISIONS,
     MEMORY,
+    REPLAYED,
     TRUTH,
+    IdempotencyKey,
     Json,
     Memory,
     errors,
@@ -86,15 +88,18 @@ def outcome(
     node: Annotated[str, typer.Argument(help="Decision or action id (or unique prefix).")],
     result: Annotated[Outcome, typer.Argument(help="What happened.")],
     note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
+    idempotency_key: IdempotencyKey = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
-    """Record what actually happened after a decision or action (audited); 'why' shows it."""
+    """Record what actually happened after a decision or action (audited); 'why' shows it. With
+    --idempotency-key, the same node, outcome and note again are that outcome, recorded once."""
     with errors(as_json), memory.open() as bdb:
-        recorded = bdb.record_outcome(node, result.value, note=note)
+        recorded = bdb.record_outcome(node, result.value, note=note, idempotency_key=idempotency_key)
     typer.echo(render.to_json(recorded) if as_json
                else f"{recorded.kind} {recorded.node}: {recorded.outcome}"
-                    + (f" (action {recorded.status})" if recorded.status else ""))
+                    + (f" (action {recorded.status})" if recorded.status else "")
+                    + (REPLAYED if recorded.already_applied else ""))
 
 
 #: how many places a forget's text report lists where a forgotten name is still typed (--json: all)

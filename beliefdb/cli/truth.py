@@ -10,9 +10,11 @@ import typer
 from beliefdb import api, render
 from beliefdb.cli.common import (
     DECISIONS,
+    REPLAYED,
     REVIEW,
     TRUTH,
     Format,
+    IdempotencyKey,
     Json,
     Memory,
     errors,
@@ -35,22 +37,25 @@ def decide(
         "--because", help="A belief that on its own justifies the decision; repeat for alternatives.")] = None,
     all_of: Annotated[list[str] | None, typer.Option(
         "--all-of", help="Comma-separated beliefs that together justify it (one joint reason); repeatable.")] = None,
+    idempotency_key: IdempotencyKey = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Record a decision and why it was made. It is flagged when it loses its last support.
 
     With no reason at all it is still recorded, as needs_review ("No source-backed answer yet"):
-    nothing may carry it out until a person approves it (beliefdb review approve).
+    nothing may carry it out until a person approves it (beliefdb review approve). With --idempotency-key,
+    the same title and reasons again are that decision, recorded once.
     """
     groups = [[x.strip() for x in group.split(",") if x.strip()] for group in all_of or []]
     if any(not group for group in groups):
         usage("--all-of names no belief: give comma-separated belief ids")
     with errors(as_json), memory.open() as bdb:
-        recorded = bdb.decide(title, because=because or [], all_of=groups)
+        recorded = bdb.decide(title, because=because or [], all_of=groups, idempotency_key=idempotency_key)
         # (a reason given that is not current now was recorded silently beside the others: said, as why does)
         lost = [] if as_json else [r for d in bdb.decisions(of=recorded.id) for r in d.reasons if not r["live"]]
-    typer.echo(render.to_json(recorded) if as_json else f"decision {recorded.id} [{recorded.status}]")
+    typer.echo(render.to_json(recorded) if as_json
+               else f"decision {recorded.id} [{recorded.status}]" + (REPLAYED if recorded.already_applied else ""))
     for reason in lost:
         beliefs = " + ".join(f"{render.short(b['id'])} ({b['status']})" for b in reason["beliefs"])
         typer.echo(f"note: reason {beliefs} does not hold now (not every belief of it is current): it counts"
@@ -61,14 +66,17 @@ def decide(
 def act(
     decision: Annotated[str, typer.Argument(help="The decision this action carries out (id or unique prefix).")],
     description: Annotated[str, typer.Argument(help="What will be done.")],
+    idempotency_key: IdempotencyKey = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Record an action carrying out a decision. It is held while its decision needs review; a rejected
-    decision, or one recorded without reasons that nobody approved, may not be carried out."""
+    decision, or one recorded without reasons that nobody approved, may not be carried out. With
+    --idempotency-key, the same decision and description again are that action, recorded once."""
     with errors(as_json), memory.open() as bdb:
-        recorded = bdb.act(decision, description)
-    typer.echo(render.to_json(recorded) if as_json else f"action {recorded.id} [{recorded.status}]")
+        recorded = bdb.act(decision, description, idempotency_key=idempotency_key)
+    typer.echo(render.to_json(recorded) if as_json
+               else f"action {recorded.id} [{recorded.status}]" + (REPLAYED if recorded.already_applied else ""))
 
 
 @with_memory()

@@ -422,15 +422,15 @@ select * from beliefdb.apply_correction(%s, %s, %s, %s, %s, %s, %s);
 
 -- decide --
 -- Record a decision and its reasons
-select * from beliefdb.decide(%s, %s);
+select * from beliefdb.decide(%s, %s, %s);
 
 -- decide_in_run --
 -- Record a decision of a run, citing only what the run read and is current (rule 19)
-select * from beliefdb.decide_in_run(%s, %s, %s);
+select * from beliefdb.decide_in_run(%s, %s, %s, %s);
 
 -- act --
 -- Record an action carrying out a decision
-select * from beliefdb.act(%s, %s);
+select * from beliefdb.act(%s, %s, %s);
 
 -- derive --
 -- Record a belief derived from other beliefs
@@ -631,7 +631,7 @@ select * from beliefdb.decay(null, 'recompute', %s);
 
 -- record_outcome --
 -- Record what happened after a decision or action
-select * from beliefdb.record_outcome(%s, %s, %s);
+select * from beliefdb.record_outcome(%s, %s, %s, %s);
 
 -- forget --
 -- Forget a source, a subject's beliefs and the turns of its speakers, or one belief (and, for a subject,

@@ -177,23 +177,31 @@ class Remember(Body):
     origin: Origin | None = None
 
 
+#: a write's key that makes its retry safe (rule 18 of docs/rules.md)
+IDEMPOTENCY_KEY = ("Names this request: sent again with the same content it records nothing and answers what the"
+                   " first recorded (`already_applied`); other content with the key is 409 idempotency_key_reused.")
+
+
 class Decide(Body):
     title: str = Field(min_length=1)
     run: str | None = Field(None, description="A run whose reads returned the cited beliefs: it may cite only those,"
                                               " and only while current (rule 19); others are refused.")
     because: list[str] = Field(default_factory=list, description="Beliefs that each alone justify it.")
     all_of: list[list[str]] = Field(default_factory=list, description="Groups of beliefs that jointly justify it.")
+    idempotency_key: str | None = Field(None, description=IDEMPOTENCY_KEY)
 
 
 class Act(Body):
     decision: str = Field(min_length=1)
     description: str = Field(min_length=1)
+    idempotency_key: str | None = Field(None, description=IDEMPOTENCY_KEY)
 
 
 class RecordOutcome(Body):
     node: str = Field(min_length=1, description="The decision or action (id or unique prefix).")
     outcome: Outcome = Field(description="What actually happened.")
     note: str | None = Field(None, description="A note for the record.")
+    idempotency_key: str | None = Field(None, description=IDEMPOTENCY_KEY)
 
 
 class PreviewCorrection(Body):

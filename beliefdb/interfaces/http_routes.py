@@ -159,8 +159,9 @@ def why(belief: str, c: Reader, as_of: QueryMoment | None = None, include_fixtur
              summary="Record a decision and the beliefs it rests on")
 def decide(body: Decide, c: Writer) -> JSONResponse:
     if body.run is not None:
-        return ok(c.db.decide_in_run(body.run, body.title, because=body.because, all_of=body.all_of))
-    return ok(c.db.decide(body.title, because=body.because, all_of=body.all_of))
+        return ok(c.db.decide_in_run(body.run, body.title, because=body.because, all_of=body.all_of,
+                                     idempotency_key=body.idempotency_key))
+    return ok(c.db.decide(body.title, because=body.because, all_of=body.all_of, idempotency_key=body.idempotency_key))
 
 
 @router.get("/decisions", responses=doc(list[Decision]), summary="Decisions, with whether each still holds",
@@ -176,7 +177,7 @@ def decisions(c: Reader, request: Request,
 
 @router.post("/actions", responses=doc(Recorded), summary="Record an action carrying out a decision")
 def act(body: Act, c: Writer) -> JSONResponse:
-    return ok(c.db.act(body.decision, body.description))
+    return ok(c.db.act(body.decision, body.description, idempotency_key=body.idempotency_key))
 
 
 @router.get("/actions", responses=doc(list[Action]), summary="Actions, with their status",
@@ -192,7 +193,8 @@ def actions(c: Reader, request: Request,
 @router.post("/outcomes", responses=doc(OutcomeRecorded),
              summary="Record what actually happened after a decision or action (an action's status follows it)")
 def record_outcome(body: RecordOutcome, c: Writer) -> JSONResponse:
-    return ok(c.db.record_outcome(body.node, body.outcome.value, note=body.note))
+    return ok(c.db.record_outcome(body.node, body.outcome.value, note=body.note,
+                                  idempotency_key=body.idempotency_key))
 
 
 @router.post("/corrections/preview", responses=doc(CorrectionPreview),

@@ -27,7 +27,7 @@ from beliefdb.api import BeliefDB
 from beliefdb.interfaces import mcp_forget, mcp_jobs, mcp_outcomes, remote
 from beliefdb.interfaces.access import Memories, answered, bearer
 from beliefdb.interfaces.mcp_server import Server, failed, log, unstorable
-from beliefdb.interfaces.mcp_types import Given, Moment
+from beliefdb.interfaces.mcp_types import KEYED, Given, Moment
 from beliefdb.render import ask as render_ask
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
 
@@ -224,18 +224,20 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
           " `all_of` justifies it jointly. Do it whenever you decide something from memory: if those beliefs"
           " turn out wrong, beliefdb flags the decision (needs_review) and holds its actions. With no reason at"
           " all it is recorded as needs_review and nothing may act on it. With `run`, it may cite only beliefs"
-          " that run's ask/why returned and that are still current: anything else is refused (`refused`).")
+          " that run's ask/why returned and that are still current: anything else is refused (`refused`)."
+          + KEYED)
     def decide(ctx: Context, title: Given, because: list[str] | None = None, all_of: list[list[str]] | None = None,
-               run: str | None = None) -> Result:
+               run: str | None = None, idempotency_key: str | None = None) -> Result:
         if run is not None:
             return answer(ctx, True, lambda db: db.decide_in_run(run, title, because=because or [],
-                                                                 all_of=all_of or []))
-        return answer(ctx, True, lambda db: db.decide(title, because=because or [], all_of=all_of or []))
+                                                                 all_of=all_of or [], idempotency_key=idempotency_key))
+        return answer(ctx, True, lambda db: db.decide(title, because=because or [], all_of=all_of or [],
+                                                      idempotency_key=idempotency_key))
 
     @tool("Record an action that carries out a decision (by id or prefix). It is scheduled, or held while the"
-          " decision needs review; check its status (`actions`) before you carry it out.")
-    def act(ctx: Context, decision: Given, description: Given) -> Result:
-        return answer(ctx, True, lambda db: db.act(decision, description))
+          " decision needs review; check its status (`actions`) before you carry it out." + KEYED)
+    def act(ctx: Context, decision: Given, description: Given, idempotency_key: str | None = None) -> Result:
+        return answer(ctx, True, lambda db: db.act(decision, description, idempotency_key=idempotency_key))
 
     @tool("Decisions, oldest first, each with its status (active, needs_review, approved, rejected), whether it"
           " still holds and the beliefs of each reason: `of` one decision (or an action's), at most `limit`"

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
-from beliefdb.interfaces.mcp_types import Given
+from beliefdb.interfaces.mcp_types import KEYED, Given
 from beliefdb.vocabulary import Outcome
 
 Answer = Callable[..., Any]
@@ -23,8 +23,11 @@ def register(tool: Tool, answer: Answer) -> None:
     @tool("Record what actually happened after a decision or action you carried out (`node`: its id or prefix):"
           " succeeded, failed, rolled_back or disputed, with a `note`. An action's status follows it (succeeded:"
           " done). Use it once you know how an action went, so `why` shows the outcome; an action held or"
-          " cancelled, or a rejected decision, was not to be carried out: its success or failure is refused.")
-    def record_outcome(ctx: Context, node: Given, outcome: Outcome, note: str | None = None) -> Any:
-        return answer(ctx, True, lambda db: db.record_outcome(node, outcome.value, note=note))
+          " cancelled, or a rejected decision, was not to be carried out: its success or failure is refused."
+          + KEYED)
+    def record_outcome(ctx: Context, node: Given, outcome: Outcome, note: str | None = None,
+                       idempotency_key: str | None = None) -> Any:
+        return answer(ctx, True, lambda db: db.record_outcome(node, outcome.value, note=note,
+                                                              idempotency_key=idempotency_key))
 
     del record_outcome

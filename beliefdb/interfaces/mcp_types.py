@@ -24,3 +24,10 @@ Given = Annotated[str, AfterValidator(_given), WithJsonSchema({"type": "string",
 
 #: a moment as the HTTP API's bodies take it, ISO 8601 with a time zone (JSON Schema's date-time, as they publish it)
 Moment = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+
+
+#: what the recording tools (decide, act, record_outcome) say of their `idempotency_key` (rule 18 of
+#: docs/rules.md): a retry after a timeout records nothing twice
+KEYED = (" Give an `idempotency_key` to make a retry safe: the same request again with it records nothing and"
+         " answers what the first recorded (`already_applied`); another request with it answers"
+         " idempotency_key_reused.")

@@ -45,6 +45,9 @@ class Recorded:
 
     id: UUID
     status: str
+    #: the same request again (its idempotency key; a derivation: the same one), nothing recorded: this is
+    #: what the first one recorded, its status now (rule 18)
+    already_applied: bool = False
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,9 @@ class OutcomeRecorded:
     kind: str
     outcome: str
     status: str | None = None
+    #: the same request again by its idempotency key, nothing recorded: the outcome the first one recorded
+    #: (the action's status now; rule 18)
+    already_applied: bool = False
 
 
 

@@ -148,3 +148,6 @@ class RunDecision:
     status: str
     run: UUID
     refused: list[Refusal] = field(default_factory=list)
+    #: the same request again by its idempotency key, nothing recorded: the decision the first one recorded
+    #: (its status now) and the citations it refused (rule 18)
+    already_applied: bool = False

@@ -35,12 +35,16 @@ def record_reads(db: Database, run: str | UUID, beliefs: Sequence[UUID], payload
 
 
 def decide_in_run(db: Database, run: str | UUID, title: str, *, because: Sequence[str | UUID] = (),
-                  all_of: Sequence[Sequence[str | UUID]] = ()) -> RunDecision:
-    """Record a decision of ``run`` that cites only what the run read and is current; the rest refused."""
+                  all_of: Sequence[Sequence[str | UUID]] = (), idempotency_key: str | None = None) -> RunDecision:
+    """Record a decision of ``run`` that cites only what the run read and is current; the rest refused.
+    ``idempotency_key`` names the request (rule 18): the same one again returns that decision and what it
+    refused, ``already_applied``."""
     if not title.strip():
         raise errors.InvalidInput("a decision needs a title")
+    decisions.check_idempotency_key(idempotency_key, "decision")
     reasons = decisions.reasons_of(because, all_of)
     with db.transaction() as c:
         found = trace.run_id(db, run, c)
-        decided: RunDecision = db.fetch_one(RunDecision, Q.decide_in_run, (found, title, Jsonb(reasons)), c)
+        decided: RunDecision = db.fetch_one(RunDecision, Q.decide_in_run,
+                                            (found, title, Jsonb(reasons), idempotency_key), c)
     return decided

@@ -26,16 +26,29 @@ from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
 
 
 def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
-           all_of: Sequence[Sequence[str | UUID]] = (), conn: psycopg.Connection[Any] | None = None) -> Recorded:
+           all_of: Sequence[Sequence[str | UUID]] = (), idempotency_key: str | None = None,
+           conn: psycopg.Connection[Any] | None = None) -> Recorded:
     """Record a decision. Each ``because`` belief is an alternative reason on its own; each
     ``all_of`` group is one reason needing all of its beliefs. With no reason at all it is recorded
     as needs_review ("No source-backed answer yet"), and nothing may carry it out until a person
-    approves it."""
+    approves it. ``idempotency_key`` names this request (rule 18 of docs/rules.md): the same title and
+    reasons again with it record nothing and return that decision, ``already_applied``; another
+    request with it raises IdempotencyKeyReused."""
     if not title.strip():
         raise errors.InvalidInput("a decision needs a title")
+    check_idempotency_key(idempotency_key, "decision")
     # each belief by its id or a unique prefix, resolved by beliefdb.decide
-    recorded: Recorded = db.fetch_one(Recorded, Q.decide, (title, Jsonb(reasons_of(because, all_of))), conn)
+    recorded: Recorded = db.fetch_one(Recorded, Q.decide,
+                                      (title, Jsonb(reasons_of(because, all_of)), idempotency_key), conn)
     return recorded
+
+
+def check_idempotency_key(key: str | None, what: str) -> None:
+    """Refuse a blank idempotency key (stored, "" would name every later request of its kind as a reuse
+    of it; the database refuses it too)."""
+    if key is not None and not key.strip():
+        raise errors.InvalidInput(f"{errors.argument('idempotency_key')} is blank: give a key that names this"
+                                  f" {what}, or leave it out")
 
 
 def reasons_of(because: Any, all_of: Any) -> list[list[str]]:
@@ -51,13 +64,16 @@ def reasons_of(because: Any, all_of: Any) -> list[list[str]]:
     return alone + groups
 
 
-def act(db: Database, decision: str | UUID, description: str,
+def act(db: Database, decision: str | UUID, description: str, *, idempotency_key: str | None = None,
         conn: psycopg.Connection[Any] | None = None) -> Recorded:
     """Record an action carrying out a decision, by id or unique prefix (held at once if the
-    decision needs review; refused for a rejected decision, or one without reasons nobody approved)."""
+    decision needs review; refused for a rejected decision, or one without reasons nobody approved).
+    ``idempotency_key``: the same decision and description again with it return that action,
+    ``already_applied``, whatever became of the decision since; another request with it is refused."""
     if not description.strip():
         raise errors.InvalidInput("an action needs a description")
-    recorded: Recorded = db.fetch_one(Recorded, Q.act, (str(decision), description), conn)
+    check_idempotency_key(idempotency_key, "action")
+    recorded: Recorded = db.fetch_one(Recorded, Q.act, (str(decision), description, idempotency_key), conn)
     return recorded
 
 

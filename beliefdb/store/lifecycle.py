@@ -19,6 +19,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_expect, check_moment
 from beliefdb.models import ConfidenceReport, Expired, Forgotten, OutcomeRecorded
+from beliefdb.store.decisions import check_idempotency_key
 from beliefdb.store.statistics_turns import taking_turns
 from beliefdb.text.naming import speaker_subject
 from beliefdb.vocabulary import OUTCOMES
@@ -48,12 +49,17 @@ def expire(db: Database, conn: psycopg.Connection[Any] | None = None) -> Expired
     return expired
 
 
-def record_outcome(db: Database, ref: str | UUID, outcome: str, note: str | None = None,
+def record_outcome(db: Database, ref: str | UUID, outcome: str, note: str | None = None, *,
+                   idempotency_key: str | None = None,
                    conn: psycopg.Connection[Any] | None = None) -> OutcomeRecorded:
-    """What actually happened after a decision or action: succeeded, failed, rolled_back, disputed."""
+    """What actually happened after a decision or action: succeeded, failed, rolled_back, disputed.
+    ``idempotency_key`` names the request (rule 18): the same node, outcome and note again with it return
+    that outcome, ``already_applied``; another request with it is refused."""
     if outcome not in OUTCOMES:
         raise errors.InvalidInput(f"invalid outcome '{outcome}' (choose from: {', '.join(OUTCOMES)})")
-    recorded: OutcomeRecorded = db.fetch_one(OutcomeRecorded, Q.record_outcome, (str(ref), outcome, note), conn)
+    check_idempotency_key(idempotency_key, "outcome")
+    recorded: OutcomeRecorded = db.fetch_one(OutcomeRecorded, Q.record_outcome,
+                                             (str(ref), outcome, note, idempotency_key), conn)
     return recorded
 
 

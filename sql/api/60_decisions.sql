@@ -13,76 +13,30 @@
 -- answer (it never had support to lose); an action on it is held at once, as on any flagged one.
 -- A decision is production's: a fixture or synthetic belief (rule 15) is refused as any part of
 -- any reason (BD002), or test data would keep it, and its actions, alive.
-create or replace function beliefdb.decide(p_title text, p_justifications jsonb) returns beliefdb.recorded
+-- An idempotency key (p_idempotency_key) names one request (rule 18): the same title and reasons again
+-- with it record nothing and answer the decision it recorded (already_applied); another request with
+-- it is refused (idempotency_key_reused, BD009). Keys are per workspace, and a decision's are its own.
+create or replace function beliefdb.decide(p_title text, p_justifications jsonb, p_idempotency_key text default null)
+returns beliefdb.recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-declare
-    v_ws uuid := beliefdb.current_workspace_id();
-    v_id uuid;
-    v_reason jsonb;
-    v_status text;
-    v_beliefs uuid[];
-    v_key text;
-    v_seen text[] := '{}';
-    v_other record;
 begin
-    perform beliefdb.lock_workspace();
-    perform beliefdb._begin_changes();
-    if coalesce(btrim(p_title), '') = '' then
-        raise exception 'a decision needs a title' using errcode = 'BD005';
-    end if;
-    perform beliefdb._check_reasons(p_justifications);
-    if coalesce(jsonb_array_length(p_justifications), 0) = 0 then
-        insert into beliefdb.decision (workspace_id, title, status) values (v_ws, p_title, 'needs_review')
-        returning id into v_id;
-        insert into beliefdb.review_item (workspace_id, kind, node, reason)
-        values (v_ws, 'decision_flagged', v_id, 'No source-backed answer yet: recorded without any reason');
-        perform beliefdb._audit('decide', jsonb_build_object('decision', v_id, 'reasons', 0));
-        return row(v_id, 'needs_review')::beliefdb.recorded;
-    end if;
-    insert into beliefdb.decision (workspace_id, title) values (v_ws, p_title) returning id into v_id;
-    for v_reason in select r from jsonb_array_elements(p_justifications) r loop
-        v_beliefs := array(select beliefdb.resolve_belief(x.ref)
-                             from jsonb_array_elements_text(v_reason) with ordinality x (ref, n) order by x.n);
-        -- a reason cited twice (the same beliefs, by id or prefix, in any order) is one reason
-        v_key := array_to_string(array(select distinct b from unnest(v_beliefs) b order by b), ' ');
-        if v_key = any(v_seen) then
-            continue;
-        end if;
-        v_seen := v_seen || v_key;
-        select b.id, b.provenance into v_other
-          from beliefdb.belief b
-         where b.workspace_id = v_ws and b.id = any(v_beliefs) and b.provenance <> 'production'
-         order by array_position(v_beliefs, b.id)
-         limit 1;
-        if found then
-            raise exception 'belief % is % material, not production history: a decision may not rest on it',
-                v_other.id, v_other.provenance using errcode = 'BD002';
-        end if;
-        perform beliefdb._add_justification(v_ws, v_id, v_beliefs, 'cites');
-    end loop;
-    perform beliefdb.propagate(v_ws, array[v_id]);
-    select d.status into v_status from beliefdb.decision d where d.workspace_id = v_ws and d.id = v_id;
-    if v_status = 'needs_review' then
-        -- none of its reasons holds (each cites a belief that is not current: rule 19): it never had
-        -- support to lose, and its review item says so. Its reasons are kept (the decision holds again
-        -- if they come back)
-        update beliefdb.review_item r
-           set reason = 'No source-backed answer yet: none of its reasons is current'
-         where r.workspace_id = v_ws and r.kind = 'decision_flagged' and r.node = v_id and r.status = 'open';
-    end if;
-    return row(v_id, v_status)::beliefdb.recorded;
+    return beliefdb._decide(p_title, p_justifications, p_idempotency_key,
+                            beliefdb._decision_request(null, p_justifications));
 end
 $$;
-comment on function beliefdb.decide(text, jsonb) is 'Record a decision and its reasons ([[belief id or prefix, ...], ...]: alternatives of joint supports); none: needs review';
+comment on function beliefdb.decide(text, jsonb, text) is 'Record a decision and its reasons ([[belief id or prefix, ...], ...]: alternatives of joint supports); none: needs review; a key names one request (rule 18)';
 
 -- An action carrying out a decision (its id or a unique prefix); held at once if the decision needs
 -- review. Nothing carries out a rejected decision, nor one recorded without reasons until a person
 -- approves it, nor one that cites a fixture or synthetic belief (recorded before decide refused
--- them, rule 15: BD002).
-create or replace function beliefdb.act(p_decision text, p_description text) returns beliefdb.recorded
+-- them, rule 15: BD002). An idempotency key names one request (rule 18): the same decision and
+-- description again with it record nothing and answer the action it recorded, whatever became of the
+-- decision since (already_applied); another request with it is refused (idempotency_key_reused, BD009).
+create or replace function beliefdb.act(p_decision text, p_description text, p_idempotency_key text default null)
+returns beliefdb.recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -93,17 +47,30 @@ declare
     v_status text;
     v_decision beliefdb.decision;
     v_other record;
+    v_keyed beliefdb.action;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
     if coalesce(btrim(p_description), '') = '' then
         raise exception 'an action needs a description' using errcode = 'BD005';
     end if;
+    perform beliefdb._check_idempotency_key(p_idempotency_key);
     select * into v_decision from beliefdb.decision d
      where d.workspace_id = v_ws and d.id = (select beliefdb.resolve_node(p_decision, '{decision}'));
     if not found then
         raise exception 'unknown decision %', p_decision using errcode = 'BD004';
-    elsif v_decision.status = 'rejected' then
+    end if;
+    -- the same request again by its key: the action it recorded, nothing written (rule 18)
+    if p_idempotency_key is not null then
+        select * into v_keyed from beliefdb.action a where a.workspace_id = v_ws and a.idempotency_key = p_idempotency_key;
+        if found and (v_keyed.decision_id, v_keyed.description) is distinct from (v_decision.id, p_description) then
+            raise exception 'idempotency key % was used for another request (action % carrying out decision %): a new request needs a new key',
+                p_idempotency_key, v_keyed.id, v_keyed.decision_id using errcode = 'BD009';
+        elsif found then
+            return row(v_keyed.id, v_keyed.status, true)::beliefdb.recorded;
+        end if;
+    end if;
+    if v_decision.status = 'rejected' then
         raise exception 'decision % was rejected: nothing may carry it out', v_decision.id using errcode = 'BD005';
     elsif v_decision.status = 'needs_review'
           and not exists (select from beliefdb.justification j
@@ -122,15 +89,15 @@ begin
         raise exception 'decision % rests on belief %, % material, not production history: nothing may carry it out',
             v_decision.id, v_other.id, v_other.provenance using errcode = 'BD002';
     end if;
-    insert into beliefdb.action (workspace_id, decision_id, description)
-    values (v_ws, v_decision.id, p_description) returning id into v_id;
+    insert into beliefdb.action (workspace_id, decision_id, description, idempotency_key)
+    values (v_ws, v_decision.id, p_description, p_idempotency_key) returning id into v_id;
     perform beliefdb._add_justification(v_ws, v_id, array[v_decision.id], 'carries_out');
     perform beliefdb.propagate(v_ws, array[v_id]);
     select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = v_id;
-    return row(v_id, v_status)::beliefdb.recorded;
+    return row(v_id, v_status, false)::beliefdb.recorded;
 end
 $$;
-comment on function beliefdb.act(text, text) is 'Record an action carrying out a decision (its id or a unique prefix)';
+comment on function beliefdb.act(text, text, text) is 'Record an action carrying out a decision (its id or a unique prefix); a key names one request (rule 18)';
 
 -- A belief derived from others (each its id or a unique prefix): one justification needing all of them.
 create or replace function beliefdb.derive(p_statement text, p_subject text, p_attribute text, p_value text,
@@ -161,8 +128,8 @@ begin
     v_provenance := coalesce((select max(b.provenance) from beliefdb.belief b
                                where b.workspace_id = v_ws and b.id = any(v_from)), 'production');
     -- the same derivation again (the acting principal's, the same belief from the same beliefs, not
-    -- superseded or retracted since) is the belief it made: an agent that repeats a step does not
-    -- make the belief twice
+    -- superseded or retracted since) is the belief it made (already_applied): an agent that repeats a
+    -- step does not make the belief twice
     select b.id, b.status::text into v_id, v_status
       from beliefdb.belief b
      where b.workspace_id = v_ws and b.subject = p_subject and b.attribute = p_attribute
@@ -178,7 +145,7 @@ begin
      order by b.recorded_at, b.id
      limit 1;
     if v_id is not null then
-        return row(v_id, v_status)::beliefdb.recorded;
+        return row(v_id, v_status, true)::beliefdb.recorded;
     end if;
     -- stored current, as an ingested claim is: the propagation below settles its status. A new belief
     -- starts at revision 1 whatever status that gives it (nothing changed it since it was recorded,
@@ -197,7 +164,7 @@ begin
     if not found then
         select b.status into v_status from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_id;
     end if;
-    return row(v_id, v_status)::beliefdb.recorded;
+    return row(v_id, v_status, false)::beliefdb.recorded;
 end
 $$;
 comment on function beliefdb.derive(text, text, text, text, text[], text) is 'Record a belief derived from others (its confidence: the product of theirs)';

@@ -28,8 +28,12 @@ comment on function beliefdb.authenticate(bytea) is 'The principal and workspace
 -- group of joint supports) is dropped. What survives is recorded by beliefdb.decide; with nothing
 -- left the decision is needs_review, "No source-backed answer yet", and nothing may act on it until a
 -- person approves it: its review item names the citations refused and why (the agent did cite), and
--- the audit chain keeps every refusal (a decide_in_run event), beside what survived too.
-create or replace function beliefdb.decide_in_run(p_run uuid, p_title text, p_justifications jsonb)
+-- the audit chain keeps every refusal (a decide_in_run event), beside what survived too. An idempotency
+-- key names one request (rule 18): the same title, reasons and run again with it record nothing and
+-- answer the decision it recorded, with the citations refused then (already_applied); another request
+-- with it (a decide's too) is refused (idempotency_key_reused, BD009).
+create or replace function beliefdb.decide_in_run(p_run uuid, p_title text, p_justifications jsonb,
+                                                  p_idempotency_key text default null)
 returns beliefdb.run_decision
 language plpgsql
 security definer
@@ -48,8 +52,10 @@ declare
     v_refused beliefdb.refusal[] := '{}';
     v_recorded beliefdb.recorded;
     v_read record;
+    v_request bytea := beliefdb._decision_request(p_run, p_justifications);
 begin
     perform beliefdb._check_reasons(p_justifications);
+    perform beliefdb._check_idempotency_key(p_idempotency_key);
     -- bound to a workspace deleted since: as if none were bound
     if not exists (select from beliefdb.workspace w where w.id = v_ws) then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
@@ -62,6 +68,12 @@ begin
         raise exception 'unknown run %', p_run using errcode = 'BD004';
     end if;
     perform beliefdb._require_owner(v_ws, p_run, 'decide in it');
+    -- the same request again by its key: the decision it recorded and what it refused, nothing written
+    v_recorded.id := beliefdb._keyed_decision(v_ws, p_idempotency_key, p_title, v_request);
+    if v_recorded.id is not null then
+        return row(v_recorded.id, (select d.status from beliefdb.decision d where d.workspace_id = v_ws and d.id = v_recorded.id),
+                   p_run, beliefdb._run_refusals(v_ws, v_recorded.id), true)::beliefdb.run_decision;
+    end if;
     for v_reason in select r from jsonb_array_elements(coalesce(p_justifications, '[]')) r loop
         v_group := '[]';
         v_whole := true;
@@ -113,7 +125,7 @@ begin
             v_kept := v_kept || jsonb_build_array(v_group);
         end if;
     end loop;
-    v_recorded := beliefdb.decide(p_title, v_kept);
+    v_recorded := beliefdb._decide(p_title, v_kept, p_idempotency_key, v_request);
     if cardinality(v_refused) > 0 then
         perform beliefdb._audit('decide_in_run', jsonb_build_object('decision', v_recorded.id, 'run', p_run,
             'refused', (select jsonb_agg(jsonb_build_object('belief', r.belief, 'reason', r.reason) order by r.n)
@@ -129,7 +141,7 @@ begin
              where i.workspace_id = v_ws and i.kind = 'decision_flagged' and i.node = v_recorded.id and i.status = 'open';
         end if;
     end if;
-    return row(v_recorded.id, v_recorded.status, p_run, v_refused)::beliefdb.run_decision;
+    return row(v_recorded.id, v_recorded.status, p_run, v_refused, false)::beliefdb.run_decision;
 end
 $$;
-comment on function beliefdb.decide_in_run(uuid, text, jsonb) is 'Record a decision of a run citing only production beliefs the run read and that are current (rules 19, 15): others are refused and named';
+comment on function beliefdb.decide_in_run(uuid, text, jsonb, text) is 'Record a decision of a run citing only production beliefs the run read and that are current (rules 19, 15): others are refused and named';

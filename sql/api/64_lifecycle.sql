@@ -114,7 +114,11 @@ comment on function beliefdb.expire_before_read() is 'Before a read: process wha
 -- What expired first, under the lock, as every writer does (rule 16): an outcome is dated when it took
 -- the lock, and an action whose decision's last reason ended before then was held then; its success
 -- recorded against it as scheduled would be followed by the hold, dated before it.
-create or replace function beliefdb.record_outcome(p_node text, p_outcome text, p_note text default null)
+-- An idempotency key names one request (rule 18 of docs/rules.md): the same node, outcome and note again
+-- with it record nothing and answer the outcome it recorded (already_applied; the action's status now);
+-- another request with it is refused (idempotency_key_reused, BD009).
+create or replace function beliefdb.record_outcome(p_node text, p_outcome text, p_note text default null,
+                                                   p_idempotency_key text default null)
 returns beliefdb.outcome_recorded
 language plpgsql
 security definer
@@ -127,13 +131,28 @@ declare
     v_id uuid;
     v_status text;
     v_decision beliefdb.decision;
+    v_keyed beliefdb.outcome;
 begin
     perform beliefdb.lock_workspace();
+    perform beliefdb._check_idempotency_key(p_idempotency_key);
     -- (a node of another kind is not found: outcomes are recorded for decisions and actions)
     v_node := beliefdb.resolve_node(p_node, '{decision,action}');
     select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = v_node;
     if p_outcome is null or p_outcome not in ('succeeded', 'failed', 'rolled_back', 'disputed') then
         raise exception 'outcome must be succeeded, failed, rolled_back or disputed' using errcode = 'BD005';
+    end if;
+    -- the same request again by its key: the outcome it recorded, nothing written, whatever the node's
+    -- state says now (rule 18)
+    if p_idempotency_key is not null then
+        select * into v_keyed from beliefdb.outcome o where o.workspace_id = v_ws and o.idempotency_key = p_idempotency_key;
+        if found and (v_keyed.node, v_keyed.outcome, v_keyed.note) is distinct from (v_node, p_outcome, p_note) then
+            raise exception 'idempotency key % was used for another request (outcome % of %): a new request needs a new key',
+                p_idempotency_key, v_keyed.id, v_keyed.node using errcode = 'BD009';
+        elsif found then
+            return row(v_keyed.id, v_keyed.node, v_kind, v_keyed.outcome,
+                       (select a.status from beliefdb.action a where a.workspace_id = v_ws and a.id = v_keyed.node),
+                       true)::beliefdb.outcome_recorded;
+        end if;
     end if;
     -- the decision, or the one the action carries out: a rejected one was not to be carried out, whatever
     -- an action's own status says (succeeded or failed says something carried it out)
@@ -161,13 +180,14 @@ begin
          where a.workspace_id = v_ws and a.id = v_node
         returning a.status into v_status;
     end if;
-    insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, v_node, p_outcome, p_note)
+    insert into beliefdb.outcome (workspace_id, node, outcome, note, idempotency_key)
+    values (v_ws, v_node, p_outcome, p_note, p_idempotency_key)
     returning id into v_id;
     perform beliefdb._audit('outcome', jsonb_build_object('node', v_node, 'kind', v_kind, 'outcome', p_outcome));
-    return row(v_id, v_node, v_kind, p_outcome, v_status)::beliefdb.outcome_recorded;
+    return row(v_id, v_node, v_kind, p_outcome, v_status, false)::beliefdb.outcome_recorded;
 end
 $$;
-comment on function beliefdb.record_outcome(text, text, text) is 'Record the outcome of a decision or action: succeeded, failed, rolled_back or disputed';
+comment on function beliefdb.record_outcome(text, text, text, text) is 'Record the outcome of a decision or action: succeeded, failed, rolled_back or disputed; a key names one request (rule 18)';
 
 -- The latest outcome of a node, if any.
 create or replace function beliefdb.latest_outcome(p_workspace_id uuid, p_node uuid) returns beliefdb.last_outcome

@@ -34,7 +34,7 @@ begin
     end if;
 end
 $$;
-grant execute on function beliefdb.act(text,text) to beliefdb_app;
+grant execute on function beliefdb.act(text,text,text) to beliefdb_app;
 grant execute on function beliefdb.add_claims_to_source(text,jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.append_turn(text,text,jsonb,jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.apply_correction(text,text,text,text,text,integer,text) to beliefdb_app;
@@ -75,8 +75,8 @@ grant execute on function beliefdb.current_principal() to beliefdb_app;
 grant execute on function beliefdb.job_readable(text) to beliefdb_app;
 grant execute on function beliefdb.current_workspace_id() to beliefdb_app;
 grant execute on function beliefdb.decay(timestamp with time zone,text,boolean) to beliefdb_app;
-grant execute on function beliefdb.decide(text,jsonb) to beliefdb_app;
-grant execute on function beliefdb.decide_in_run(uuid,text,jsonb) to beliefdb_app;
+grant execute on function beliefdb.decide(text,jsonb,text) to beliefdb_app;
+grant execute on function beliefdb.decide_in_run(uuid,text,jsonb,text) to beliefdb_app;
 grant execute on function beliefdb.derive(text,text,text,text,text[],text) to beliefdb_app;
 grant execute on function beliefdb.due_to_expire(uuid) to beliefdb_app;
 grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[],boolean) to beliefdb_app;
@@ -115,7 +115,7 @@ grant execute on function beliefdb.record_embedding_model(text,integer) to belie
 grant execute on function beliefdb.embedding_target(text,integer) to beliefdb_app;
 grant execute on function beliefdb.embedding_switch(text) to beliefdb_app;
 grant execute on function beliefdb.recallable(beliefdb.belief,timestamp with time zone,jsonb,boolean) to beliefdb_app;
-grant execute on function beliefdb.record_outcome(text,text,text) to beliefdb_app;
+grant execute on function beliefdb.record_outcome(text,text,text,text) to beliefdb_app;
 grant execute on function beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.repair_apply(text[],boolean) to beliefdb_app;
 grant execute on function beliefdb.repair_plan(text[],boolean,boolean) to beliefdb_app;

@@ -1,7 +1,8 @@
 -- beliefdb: the internals of decisions, corrections and retraction (api/60_decisions.sql).
--- Adding a reason for a node; whether a correction is a proposal to the belief's owner, proposing
--- it, making it, and the whole of a correction's apply (docs/rules.md, rules 6 and 17); what a
--- retraction target names, and the retraction itself (rules 4 and 5).
+-- Adding a reason for a node; idempotency keys (rule 18) and recording a decision; whether a
+-- correction is a proposal to the belief's owner, proposing it, making it, and the whole of a
+-- correction's apply (docs/rules.md, rules 6 and 17); what a retraction target names, and the
+-- retraction itself (rules 4 and 5).
 
 -- A decision's reasons as a caller gives them (decide, decide_in_run: p_justifications), checked once
 -- before anything is written: null, or an array of reasons, each an array of the beliefs it needs
@@ -72,6 +73,166 @@ begin
 end
 $$;
 comment on function beliefdb._add_justification(uuid, uuid, uuid[], beliefdb.edge_kind) is 'Add one reason for a node: all antecedents needed';
+
+-- An idempotency key as a caller gives it (rule 18 of docs/rules.md: decide, decide_in_run, act,
+-- record_outcome): none, or a key that names something. A blank one is refused (BD005): stored, ""
+-- would name every later request of its kind in the workspace as a reuse of that key.
+create or replace function beliefdb._check_idempotency_key(p_key text) returns void
+language plpgsql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_key is not null and pg_catalog.btrim(p_key) = '' then
+        raise exception 'the idempotency key is blank: give a key that names this request, or none'
+            using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._check_idempotency_key(text) is 'Refuse (BD005) a blank idempotency key';
+
+-- What a keyed decision's request gave besides its title, as it gave it: the SHA-256 of its reasons
+-- and the run it was recorded in (null: none). A retry sends the same; what the decision keeps as its
+-- reasons is not that (a reason given twice is kept once, a run's refused citations not at all).
+create or replace function beliefdb._decision_request(p_run uuid, p_justifications jsonb) returns bytea
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select pg_catalog.sha256(pg_catalog.convert_to(
+        pg_catalog.jsonb_build_object('run', p_run, 'reasons', coalesce(p_justifications, '[]'::jsonb))::text, 'UTF8'))
+$$;
+comment on function beliefdb._decision_request(uuid, jsonb) is 'The SHA-256 of the reasons (and run) a decision''s request gave, as given';
+
+-- The decision an idempotency key names in the workspace (rule 18): null when there is no key, or no
+-- decision recorded with it; the same request again (the same title, reasons and run) is that
+-- decision, recorded once; another request with the key is refused (idempotency_key_reused, BD009).
+create or replace function beliefdb._keyed_decision(p_workspace_id uuid, p_key text, p_title text, p_request bytea)
+returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_decision beliefdb.decision;
+begin
+    if p_key is null then
+        return null;
+    end if;
+    select * into v_decision from beliefdb.decision d where d.workspace_id = p_workspace_id and d.idempotency_key = p_key;
+    if not found then
+        return null;
+    elsif (v_decision.title, v_decision.request_sha256) is distinct from (p_title, p_request) then
+        raise exception 'idempotency key % was used for another request (decision %): a new request needs a new key',
+            p_key, v_decision.id using errcode = 'BD009';
+    end if;
+    return v_decision.id;
+end
+$$;
+comment on function beliefdb._keyed_decision(uuid, text, text, bytea) is 'The decision an idempotency key recorded for the same request (null: none); another request with the key is refused (BD009)';
+
+-- The citations a decision of a run could not keep, as its decide_in_run event recorded them (for the
+-- same request again, by its key): the workspace's events read newest first, back to the decision's
+-- own moment; none when none was refused (or the event's payload was redacted since).
+create or replace function beliefdb._run_refusals(p_workspace_id uuid, p_decision uuid) returns beliefdb.refusal[]
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_since timestamptz;
+    v_event record;
+begin
+    select d.created_at into v_since from beliefdb.decision d where d.workspace_id = p_workspace_id and d.id = p_decision;
+    for v_event in
+        select e.at, e.action, e.payload from beliefdb.audit_event e where e.workspace_id = p_workspace_id
+         order by e.seq desc
+    loop
+        exit when v_event.at < v_since;
+        if v_event.action = 'decide_in_run' and v_event.payload ->> 'decision' = p_decision::text then
+            return array(select row(r.x ->> 'belief', r.x ->> 'reason')::beliefdb.refusal
+                           from pg_catalog.jsonb_array_elements(v_event.payload -> 'refused')
+                                with ordinality r (x, n)
+                          order by r.n);
+        end if;
+    end loop;
+    return '{}';
+end
+$$;
+comment on function beliefdb._run_refusals(uuid, uuid) is 'The citations a decision of a run could not keep, as its decide_in_run event recorded them';
+
+-- A decision as beliefdb.decide records it (and beliefdb.decide_in_run, the reasons it kept): with
+-- p_idempotency_key, the key names this request (its title and p_request: beliefdb._decision_request),
+-- and the same request again is the decision it recorded, nothing written (already_applied).
+create or replace function beliefdb._decide(p_title text, p_justifications jsonb, p_idempotency_key text,
+                                            p_request bytea) returns beliefdb.recorded
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_id uuid;
+    v_reason jsonb;
+    v_status text;
+    v_beliefs uuid[];
+    v_key text;
+    v_seen text[] := '{}';
+    v_other record;
+begin
+    perform beliefdb.lock_workspace();
+    perform beliefdb._begin_changes();
+    if coalesce(btrim(p_title), '') = '' then
+        raise exception 'a decision needs a title' using errcode = 'BD005';
+    end if;
+    perform beliefdb._check_idempotency_key(p_idempotency_key);
+    perform beliefdb._check_reasons(p_justifications);
+    -- the same request again by its key: the decision it recorded, nothing written (rule 18)
+    v_id := beliefdb._keyed_decision(v_ws, p_idempotency_key, p_title, p_request);
+    if v_id is not null then
+        select d.status into v_status from beliefdb.decision d where d.workspace_id = v_ws and d.id = v_id;
+        return row(v_id, v_status, true)::beliefdb.recorded;
+    end if;
+    if coalesce(jsonb_array_length(p_justifications), 0) = 0 then
+        insert into beliefdb.decision (workspace_id, title, status, idempotency_key, request_sha256)
+        values (v_ws, p_title, 'needs_review', p_idempotency_key, p_request)
+        returning id into v_id;
+        insert into beliefdb.review_item (workspace_id, kind, node, reason)
+        values (v_ws, 'decision_flagged', v_id, 'No source-backed answer yet: recorded without any reason');
+        perform beliefdb._audit('decide', jsonb_build_object('decision', v_id, 'reasons', 0));
+        return row(v_id, 'needs_review', false)::beliefdb.recorded;
+    end if;
+    insert into beliefdb.decision (workspace_id, title, idempotency_key, request_sha256)
+    values (v_ws, p_title, p_idempotency_key, p_request) returning id into v_id;
+    for v_reason in select r from jsonb_array_elements(p_justifications) r loop
+        v_beliefs := array(select beliefdb.resolve_belief(x.ref)
+                             from jsonb_array_elements_text(v_reason) with ordinality x (ref, n) order by x.n);
+        -- a reason cited twice (the same beliefs, by id or prefix, in any order) is one reason
+        v_key := array_to_string(array(select distinct b from unnest(v_beliefs) b order by b), ' ');
+        if v_key = any(v_seen) then
+            continue;
+        end if;
+        v_seen := v_seen || v_key;
+        select b.id, b.provenance into v_other
+          from beliefdb.belief b
+         where b.workspace_id = v_ws and b.id = any(v_beliefs) and b.provenance <> 'production'
+         order by array_position(v_beliefs, b.id)
+         limit 1;
+        if found then
+            raise exception 'belief % is % material, not production history: a decision may not rest on it',
+                v_other.id, v_other.provenance using errcode = 'BD002';
+        end if;
+        perform beliefdb._add_justification(v_ws, v_id, v_beliefs, 'cites');
+    end loop;
+    perform beliefdb.propagate(v_ws, array[v_id]);
+    select d.status into v_status from beliefdb.decision d where d.workspace_id = v_ws and d.id = v_id;
+    if v_status = 'needs_review' then
+        -- none of its reasons holds (each cites a belief that is not current: rule 19): it never had
+        -- support to lose, and its review item says so. Its reasons are kept (the decision holds again
+        -- if they come back)
+        update beliefdb.review_item r
+           set reason = 'No source-backed answer yet: none of its reasons is current'
+         where r.workspace_id = v_ws and r.kind = 'decision_flagged' and r.node = v_id and r.status = 'open';
+    end if;
+    return row(v_id, v_status, false)::beliefdb.recorded;
+end
+$$;
+comment on function beliefdb._decide(text, jsonb, text, bytea) is 'Record a decision and its reasons (beliefdb.decide; a repeat of a keyed request: the decision it recorded)';
 
 -- The belief that superseded p_belief most recently, of the supersessions still in effect (null
 -- when none is: a belief left superseded by a rival that no longer holds).

@@ -1,0 +1,23 @@
+-- Frozen at revision 0051: a decision, an action and an outcome may carry an idempotency key, as a
+-- correction does (rule 18 of docs/rules.md): an agent that retries a request after a timeout, with
+-- the same key and the same content, records nothing again and is answered the first call's result,
+-- marked already_applied; the same key with other content is refused (idempotency_key_reused, BD009).
+-- A key names one request of its kind in its workspace. A decision keeps the SHA-256 of the reasons
+-- the keyed request gave (and the run it was recorded in), as given: a run's refusals and a reason
+-- given twice are not what it keeps as its reasons. What decide, decide_in_run, act, derive and
+-- record_outcome return says whether it was such a repeat. And an index finds the beliefs whose value
+-- keeps a run of whitespace or a tab, as stored before extracted values were spelled with single
+-- spaces, so that a claim spelled anew is the same belief, not a conflict with itself.
+-- Never edit: change functions in sql/ (re-applied after every upgrade).
+
+alter table beliefdb.decision add column idempotency_key text, add column request_sha256 bytea,
+    add unique (workspace_id, idempotency_key);
+alter table beliefdb.action add column idempotency_key text, add unique (workspace_id, idempotency_key);
+alter table beliefdb.outcome add column idempotency_key text, add unique (workspace_id, idempotency_key);
+
+alter type beliefdb.recorded add attribute already_applied boolean;
+alter type beliefdb.run_decision add attribute already_applied boolean;
+alter type beliefdb.outcome_recorded add attribute already_applied boolean;
+
+create index belief_spaced_value on beliefdb.belief (workspace_id, subject, attribute)
+    where value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]';

@@ -1,0 +1,18 @@
+"""What later revisions add, taken away again: the tests that put a database back to the schema of an
+earlier release (then upgrade it) undo each revision since, this one's too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+
+def undo_0051(conn: psycopg.Connection[Any]) -> None:
+    """Revision 0051's idempotency keys of decisions, actions and outcomes (their unique constraints go
+    with their columns), and the already_applied of what decide, act and record_outcome return."""
+    conn.execute("alter table beliefdb.decision drop column idempotency_key, drop column request_sha256")
+    conn.execute("alter table beliefdb.action drop column idempotency_key")
+    conn.execute("alter table beliefdb.outcome drop column idempotency_key")
+    for name in ("recorded", "run_decision", "outcome_recorded"):
+        conn.execute(f"alter type beliefdb.{name} drop attribute already_applied")
