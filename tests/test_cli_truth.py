@@ -585,3 +585,10 @@ def test_a_rejected_conflict_says_how_to_settle_it_later(cli: Cli, bdb: beliefdb
     assert "both stay conflicting" in said and "beliefdb correct ID --preview" in said, said
     again = cli.error("review", "approve", item["id"], "--winner", item["node"])["message"]
     assert "already rejected" in again and "correct one (beliefdb correct ID --preview)" in again, again
+
+
+def test_decide_says_a_reason_is_in_an_open_conflict(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    a = remember(bdb, "a.md", "Warranty: 2 years", "warranty", "length", "2 years", valid_from="2026-01-01T00:00:00Z")
+    remember(bdb, "b.md", "Warranty: 3 years", "warranty", "length", "3 years", valid_from="2026-01-01T00:00:00Z")
+    out = cli("decide", "Quote a 2-year warranty", "--because", a).stdout
+    assert f"note: reason {a[:8]} (conflicting) is in an open conflict" in out, out

@@ -53,13 +53,18 @@ def decide(
     with errors(as_json), memory.open() as bdb:
         recorded = bdb.decide(title, because=because or [], all_of=groups, idempotency_key=idempotency_key)
         # (a reason given that is not current now was recorded silently beside the others: said, as why does)
-        lost = [] if as_json else [r for d in bdb.decisions(of=recorded.id) for r in d.reasons if not r["live"]]
+        reasons = [] if as_json else [r for d in bdb.decisions(of=recorded.id) for r in d.reasons]
     typer.echo(render.to_json(recorded) if as_json
                else f"decision {recorded.id} [{recorded.status}]" + (REPLAYED if recorded.already_applied else ""))
-    for reason in lost:
+    for reason in reasons:
         beliefs = " + ".join(f"{render.short(b['id'])} ({b['status']})" for b in reason["beliefs"])
-        typer.echo(f"note: reason {beliefs} does not hold now (not every belief of it is current): it counts"
-                   " again if it is current again")
+        if not reason["live"]:
+            typer.echo(f"note: reason {beliefs} does not hold now (not every belief of it is current): it counts"
+                       " again if it is current again")
+        elif any(b["status"] == "conflicting" for b in reason["beliefs"]):
+            # (it holds, but a person must still choose between it and a rival: rule 8 of docs/rules.md)
+            typer.echo(f"note: reason {beliefs} is in an open conflict (beliefdb review list): if its rival wins,"
+                       " the reason is lost")
 
 
 @with_memory()
