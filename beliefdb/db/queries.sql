@@ -357,11 +357,18 @@ select pg_catalog.set_config('beliefdb.again', %s, true);
 
 -- beliefdb_schema_exists --
 -- Whether the database holds beliefdb's schema (a restore goes into a database without it), the
--- session's user, and the extensions the database has, each with its schema
+-- session's user, the extensions the database has, each with its schema, and whether the session may
+-- read the schema's revision (alembic's version table: schema_revision)
 select to_regnamespace('beliefdb') is not null, current_user::text,
        coalesce((select pg_catalog.jsonb_object_agg(e.extname, n.nspname)
                    from pg_catalog.pg_extension e
-                   join pg_catalog.pg_namespace n on n.oid = e.extnamespace), '{}'::jsonb);
+                   join pg_catalog.pg_namespace n on n.oid = e.extnamespace), '{}'::jsonb),
+       coalesce(pg_catalog.has_schema_privilege(to_regnamespace('beliefdb'), 'usage')
+                and pg_catalog.has_table_privilege(to_regclass('beliefdb.alembic_version'), 'select'), false);
+
+-- schema_revision --
+-- The revision beliefdb's schema is at (a dump says it: it never migrates)
+select max(version_num) from beliefdb.alembic_version;
 
 -- audit_verify_every_workspace --
 -- Every workspace's audit chain verified (rule 12), by name: as the schema owner, after a restore
