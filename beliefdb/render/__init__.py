@@ -131,6 +131,19 @@ def _in_effect(h: HistoryEntry, superseder: str) -> str:
     return "" if h.in_effect else f"; not in effect: {superseder} does not hold"
 
 
+def _conflict_in_effect(h: HistoryEntry, b: Belief, other: UUID) -> str:
+    """What ``why`` adds to a conflict no longer in effect (rule 8): when it was settled, which belief won
+    and how (a review's "conflict resolved by …"), or which of the two is no longer current."""
+    if h.ended is not None:
+        won = "this belief" if h.winner == b.id else short(h.winner) if h.winner is not None else None
+        how = ", ".join(x for x in (f"{won} won" if won else None, h.settled_by) if x)
+        return f"; settled at {h.ended.isoformat()}" + (f" ({how})" if how else "") + ", no longer in effect"
+    if h.in_effect:
+        return ""
+    return "; not in effect: " + ("this belief" if b.status not in ("current", "conflicting") else short(other)) \
+        + " is not current"
+
+
 #: the characters of a quote or statement ``why`` prints (a turn of megabytes is one quote; --json has it whole)
 QUOTE_SHOWN = 2_000
 
@@ -184,7 +197,7 @@ def why(w: Why) -> str:
     for h in w.conflicts:
         other = h.old_belief if h.new_belief == b.id else h.new_belief
         other_value = h.old_value if h.new_belief == b.id else h.new_value
-        lines.append(f"  conflicts with {short(other)} ({other_value}) — {h.reason}")
+        lines.append(f"  conflicts with {short(other)} ({other_value}) — {h.reason}{_conflict_in_effect(h, b, other)}")
     lines.append("built on it:")
     if not (w.built_on or w.derived):
         lines.append("  (nothing)")
