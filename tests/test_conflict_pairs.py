@@ -38,6 +38,19 @@ def conflict_line(text: str, other: str) -> str:
     return line
 
 
+def test_review_list_names_both_beliefs_of_each_conflict(cli: Cli, tie: dict[int, str]) -> None:
+    items = items_by_pair(cli)
+    assert set(items) == {frozenset((tie[a], tie[b])) for a, b in ((3, 5), (3, 7), (5, 7))}
+    lines = cli("review", "list").stdout.splitlines()
+    assert len(lines) == len(set(lines)) == 3, "two items of the tie printed alike"
+    value = {tie[n]: f"warranty length is {n} years" for n in YEARS}
+    for pair, item in items.items():
+        (line,) = [x for x in lines if x.startswith(item["id"][:8])]
+        one, other = item["node"], item["other_node"]
+        assert f"{one[:8]}  {value[one]}  vs {other[:8]}  {value[other]}  — " in line, line
+        assert pair == {one, other}
+
+
 def test_why_says_a_conflict_a_person_resolved_is_no_longer_in_effect(cli: Cli, tie: dict[int, str]) -> None:
     three, five, seven = tie[3], tie[5], tie[7]
     before = cli.json("why", five)

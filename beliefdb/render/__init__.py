@@ -342,6 +342,9 @@ def review_resolution(result: ReviewResolution) -> str:
 def review_items(rows: Iterable[ReviewItem], *, paged: bool = False) -> str:
     """The review queue, an item a line; ``paged``: a page after an item (none left: no more, not an empty
     queue)."""
-    lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node or r.source_id or '')}  {r.subject or ''}  — {r.reason}"
+    # (a conflict names its other belief too: the items of a three-way tie, one per pair, read alike)
+    lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node or r.source_id or '')}  {r.subject or ''}  "
+             + (f"vs {short(r.other_node)}  {r.other_subject or ''}  " if r.other_node is not None else "")
+             + f"— {r.reason}"
              + (f"; {HOLDS_AGAIN}" if r.kind == "decision_flagged" and r.node_holds else "") for r in rows]
     return "\n".join(lines) if lines else "(no more review items)" if paged else "(review queue is empty)"
