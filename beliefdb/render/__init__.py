@@ -40,7 +40,7 @@ from beliefdb.render.corrections import (
 )
 from beliefdb.render.ids import short, shorts
 from beliefdb.render.ingest import ingest_report, not_embedded
-from beliefdb.render.pictures.labels import HOLDS_AGAIN
+from beliefdb.render.pictures.labels import HOLDS_AGAIN, version_label
 from beliefdb.render.terminal import JSON_CONTROLS, for_terminal
 
 # (re-exported: these are the callers' names, render.short and render.ingest_report among them)
@@ -171,7 +171,8 @@ def why(w: Why) -> str:
     for e in w.evidence:
         # (a retracted quote, version or source supports nothing, rule 5: "history" read as a superseded text)
         force = "retracted: counts for nothing" if e.retracted else "in force" if e.in_force else "history"
-        label = f" {e.version_label}" if e.version_label else ""
+        more = version_label(e.version, e.version_label)  # (a label "v2" of version 2: said once)
+        label = f" {more}" if more else ""
         said = (f" — {e.speaker}" + (f", {e.spoken_at.isoformat()}" if e.spoken_at else "")) if e.speaker else ""
         lines.append(f"  \"{_capped(e.quote)}\"{said}")
         lines.append(f"      {e.role}; {e.source} v{e.version}{label} ({force}), chars [{e.start_offset},"
