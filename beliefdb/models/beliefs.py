@@ -108,11 +108,17 @@ class HistoryEntry:
     kind: str
     reason: str
     at: datetime
-    #: when the supersession ended (rule 8 settled the pair the other way), None while it has not
+    #: when the supersession ended (rule 8 settled the pair the other way), or the conflict was settled
+    #: (a supersession between its two beliefs: a review's winner, or rule 8), None while it has not
     ended: datetime | None = None
     #: whether it applies: not ended, and ``new_belief`` holds (rule 3: one whose superseder stopped
-    #: holding replaces nothing, though it stays as history)
+    #: holding replaces nothing, though it stays as history); a conflict, while it is not settled and
+    #: both its beliefs are current (rule 8)
     in_effect: bool = True
+    #: a conflict a supersession between its beliefs settled (``ended``: when): the belief that won
+    winner: UUID | None = None
+    #: ... and that supersession's reason ("conflict resolved by alice": a review's winner; or rule 8's)
+    settled_by: str | None = None
 
 
 

@@ -172,6 +172,8 @@ class ReviewItem:
     #: whether the node it is about holds now (None for an item of a source): a flagged decision whose
     #: support came back holds again, its item open until a person approves or rejects it (rule 4)
     node_holds: bool | None = None
+    #: a conflict's other belief (``other_node``): its statement, as ``subject`` is the first's
+    other_subject: str | None = None
 
 
 

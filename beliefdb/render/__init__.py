@@ -40,7 +40,7 @@ from beliefdb.render.corrections import (
 )
 from beliefdb.render.ids import short, shorts
 from beliefdb.render.ingest import ingest_report, not_embedded
-from beliefdb.render.pictures.labels import HOLDS_AGAIN
+from beliefdb.render.pictures.labels import HOLDS_AGAIN, version_label
 from beliefdb.render.terminal import JSON_CONTROLS, for_terminal
 
 # (re-exported: these are the callers' names, render.short and render.ingest_report among them)
@@ -131,6 +131,19 @@ def _in_effect(h: HistoryEntry, superseder: str) -> str:
     return "" if h.in_effect else f"; not in effect: {superseder} does not hold"
 
 
+def _conflict_in_effect(h: HistoryEntry, b: Belief, other: UUID) -> str:
+    """What ``why`` adds to a conflict no longer in effect (rule 8): when it was settled, which belief won
+    and how (a review's "conflict resolved by …"), or which of the two is no longer current."""
+    if h.ended is not None:
+        won = "this belief" if h.winner == b.id else short(h.winner) if h.winner is not None else None
+        how = ", ".join(x for x in (f"{won} won" if won else None, h.settled_by) if x)
+        return f"; settled at {h.ended.isoformat()}" + (f" ({how})" if how else "") + ", no longer in effect"
+    if h.in_effect:
+        return ""
+    return "; not in effect: " + ("this belief" if b.status not in ("current", "conflicting") else short(other)) \
+        + " is not current"
+
+
 #: the characters of a quote or statement ``why`` prints (a turn of megabytes is one quote; --json has it whole)
 QUOTE_SHOWN = 2_000
 
@@ -158,7 +171,8 @@ def why(w: Why) -> str:
     for e in w.evidence:
         # (a retracted quote, version or source supports nothing, rule 5: "history" read as a superseded text)
         force = "retracted: counts for nothing" if e.retracted else "in force" if e.in_force else "history"
-        label = f" {e.version_label}" if e.version_label else ""
+        more = version_label(e.version, e.version_label)  # (a label "v2" of version 2: said once)
+        label = f" {more}" if more else ""
         said = (f" — {e.speaker}" + (f", {e.spoken_at.isoformat()}" if e.spoken_at else "")) if e.speaker else ""
         lines.append(f"  \"{_capped(e.quote)}\"{said}")
         lines.append(f"      {e.role}; {e.source} v{e.version}{label} ({force}), chars [{e.start_offset},"
@@ -184,7 +198,7 @@ def why(w: Why) -> str:
     for h in w.conflicts:
         other = h.old_belief if h.new_belief == b.id else h.new_belief
         other_value = h.old_value if h.new_belief == b.id else h.new_value
-        lines.append(f"  conflicts with {short(other)} ({other_value}) — {h.reason}")
+        lines.append(f"  conflicts with {short(other)} ({other_value}) — {h.reason}{_conflict_in_effect(h, b, other)}")
     lines.append("built on it:")
     if not (w.built_on or w.derived):
         lines.append("  (nothing)")
@@ -332,6 +346,9 @@ def review_resolution(result: ReviewResolution) -> str:
 def review_items(rows: Iterable[ReviewItem], *, paged: bool = False) -> str:
     """The review queue, an item a line; ``paged``: a page after an item (none left: no more, not an empty
     queue)."""
-    lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node or r.source_id or '')}  {r.subject or ''}  — {r.reason}"
+    # (a conflict names its other belief too: the items of a three-way tie, one per pair, read alike)
+    lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node or r.source_id or '')}  {r.subject or ''}  "
+             + (f"vs {short(r.other_node)}  {r.other_subject or ''}  " if r.other_node is not None else "")
+             + f"— {r.reason}"
              + (f"; {HOLDS_AGAIN}" if r.kind == "decision_flagged" and r.node_holds else "") for r in rows]
     return "\n".join(lines) if lines else "(no more review items)" if paged else "(review queue is empty)"

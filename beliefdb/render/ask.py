@@ -8,6 +8,7 @@ from beliefdb.inputs import utc_day
 from beliefdb.models import Answer, AskResult, FragmentHit, Replaced
 from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
 from beliefdb.render import evidence_json, jsonable, short, valid_time
+from beliefdb.render.pictures.labels import version_label
 from beliefdb.render.terminal import for_terminal
 from beliefdb.text.excerpts import excerpt
 
@@ -92,7 +93,7 @@ def _fragments_text(r: AskResult, n: int = 0) -> list[str]:
     for i, f in enumerate(r.fragments, start=n + 1):
         said = f"{f.speaker}, " if f.speaker else ""
         when = f"said {utc_day(f.spoken_at)}" if f.spoken_at else f"recorded {utc_day(f.recorded_at)}"
-        label = f" ({f.version_label})" if f.version_label else ""
+        label = f" ({more})" if (more := version_label(f.version, f.version_label)) else ""
         lines.append(f"{i}. ~ \"{f.text}\" — {said}{when}; {f.source} v{f.version}{label}, "
                      f"chars {f.start_offset}-{f.end_offset}")
     return lines
@@ -105,7 +106,7 @@ def _history_text(n: int, current: int, h: Replaced, then: bool) -> list[str]:
              f"   {b.subject}.{b.attribute} = {b.value}   until {utc_day(h.replaced_on)}, replaced by "
              f"{h.replaced_by_value!r} [{short(h.replaced_by)}]" + (" (itself replaced since)" if h.steps > 1 else "")]
     for e in h.evidence[:1]:
-        label = f" ({e.version_label})" if e.version_label else ""
+        label = f" ({more})" if (more := version_label(e.version, e.version_label)) else ""
         lines.append(f"   \"{excerpt(e.quote, b.statement)}\" — {e.source} v{e.version}{label}, "
                      f"chars {e.start_offset}-{e.end_offset}")
     return lines
@@ -139,7 +140,7 @@ def ask_text(r: AskResult) -> str:
         lines.append(f"   {b.subject}.{b.attribute} = {b.value}   confidence {b.confidence:.2f} ({b.confidence_kind})"
                      + (f"   valid {valid_time(b.valid_time)}" if stated else ""))
         for e in a.evidence[:1]:
-            label = f" ({e.version_label})" if e.version_label else ""
+            label = f" ({more})" if (more := version_label(e.version, e.version_label)) else ""
             lines.append(f"   \"{excerpt(e.quote, b.statement)}\" — {e.source} v{e.version}{label}, "
                          f"chars {e.start_offset}-{e.end_offset}")
         if b.scope:

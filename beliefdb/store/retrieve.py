@@ -29,6 +29,7 @@ from beliefdb.errors import EmbedderUnavailable, ModelMismatch
 from beliefdb.inputs import check_moment, utc_day
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
 from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
+from beliefdb.render.pictures.labels import version_label
 from beliefdb.store.beliefs import list_beliefs, still_bound, subjects_of
 from beliefdb.store.vectors import WorkspaceModel
 from beliefdb.text.excerpts import excerpt
@@ -133,14 +134,15 @@ def _valid(belief: Belief) -> str:
 def _fragment_line(n: int, f: FragmentHit) -> list[str]:
     said = f"{f.speaker}, " if f.speaker else ""
     when = f"said {utc_day(f.spoken_at)}" if f.spoken_at else f"recorded {utc_day(f.recorded_at)}"
-    label = f" ({f.version_label})" if f.version_label else ""
+    label = f" ({more})" if (more := version_label(f.version, f.version_label)) else ""
     return [f"{n}. \"{_clip(f.text, 300)}\"",
             f"   {said}{when}; source {f.source} v{f.version}{label}, chars {f.start_offset}-{f.end_offset}"]
 
 
 def _where(evidence: Sequence[Evidence]) -> str:
     src = evidence[0] if evidence else None
-    return (f"source {src.source} v{src.version}" + (f" ({src.version_label})" if src.version_label else "")
+    more = version_label(src.version, src.version_label) if src else None  # (a label "v2" of version 2: once)
+    return (f"source {src.source} v{src.version}" + (f" ({more})" if more else "")
             + f", chars {src.start_offset}-{src.end_offset}, {src.authority}") if src else "no quoted source"
 
 

@@ -650,14 +650,16 @@ comment on function beliefdb.review_resolve(text, text, text, text) is 'Approve 
 -- the items before it. Runs as its caller: the view's row-level security keeps it in the bound
 -- workspace. node_holds: whether the node it is about holds now (null for an item of a source): a
 -- flagged decision whose support came back holds again, and its item stays open until a person
--- resolves it (rule 4).
--- (before node_holds, its result had ten columns: a result of another type cannot be replaced in place)
+-- resolves it (rule 4). other_subject: the statement of a conflict's other belief (other_node), so
+-- that the items of a three-way tie, each about one pair, read apart (rule 8).
+-- (before node_holds, its result had ten columns, and before other_subject eleven: a result of another
+-- type cannot be replaced in place)
 do $$
 begin
     if pg_catalog.to_regprocedure('beliefdb.review_items(integer, text)') is not null
        and not exists (select from pg_catalog.pg_proc p
                         where p.oid = pg_catalog.to_regprocedure('beliefdb.review_items(integer, text)')
-                          and 'node_holds' = any(p.proargnames)) then
+                          and 'other_subject' = any(p.proargnames)) then
         drop function beliefdb.review_items(integer, text);
     end if;
 end
@@ -665,7 +667,8 @@ $$;
 
 create or replace function beliefdb.review_items(p_limit integer default null, p_after text default null)
 returns table (id uuid, kind text, node uuid, other_node uuid, subject text, reason text,
-               created_at timestamptz, proposed_by text, proposal jsonb, source_id uuid, node_holds boolean)
+               created_at timestamptz, proposed_by text, proposal jsonb, source_id uuid, node_holds boolean,
+               other_subject text)
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 -- (with no statistics on workspace_id the planner takes a workspace for a few rows, for which a
@@ -710,7 +713,8 @@ begin
     -- (15,000 open items: a page of 100 in 700-1,000 ms)
     return query
         select r.id, r.kind, r.node, r.other_node, coalesce(d.title, a.description, b.statement, s.name),
-               r.reason, r.created_at, r.proposed_by, r.proposal - 'forgotten_lines', r.source_id, n.holds
+               r.reason, r.created_at, r.proposed_by, r.proposal - 'forgotten_lines', r.source_id, n.holds,
+               ob.statement
           from (select r.id, r.kind, r.node, r.other_node, r.reason, r.created_at, r.proposed_by, r.proposal,
                        r.source_id
                   from beliefdb.review_item r
@@ -728,10 +732,12 @@ begin
                               where s.workspace_id = v_ws and s.id = r.source_id offset 0) s on true
           left join lateral (select n.holds from beliefdb.node n
                               where n.workspace_id = v_ws and n.id = r.node offset 0) n on true
+          left join lateral (select b.statement from beliefdb.belief b
+                              where b.workspace_id = v_ws and b.id = r.other_node offset 0) ob on true
          order by r.created_at, r.id;
 end
 $$;
-comment on function beliefdb.review_items(integer, text) is 'The open review items, oldest first, a page at a time: at most p_limit after the item p_after (id or prefix), read from that item on; node_holds: whether the node it is about holds now';
+comment on function beliefdb.review_items(integer, text) is 'The open review items, oldest first, a page at a time: at most p_limit after the item p_after (id or prefix), read from that item on; node_holds: whether the node it is about holds now; other_subject: the statement of a conflict''s other belief';
 
 -- How many review items are open in the bound workspace: counted in review_item_queue alone (the
 -- browser's queue page shows the count beside a page; reading the items to count them read them all).

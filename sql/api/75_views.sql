@@ -67,7 +67,21 @@ select b.workspace_id,
    and beliefdb.workspace_bound();
 comment on view beliefdb.current_beliefs is 'Beliefs that hold now and are not superseded, within their valid time, in every world (filter provenance = ''production'' for real history)';
 
--- Supersession history: which belief replaced which, when and why, and until when.
+-- Supersession history: which belief replaced which, when and why, and until when; and the
+-- conflicts (rule 8's ties, and the losers another principal owns), with when and how each was settled.
+-- (before settled_by, workspace came after ended: a view's columns cannot be put in another order in
+-- place, and every view ends with workspace)
+do $$
+begin
+    if pg_catalog.to_regclass('beliefdb.belief_history') is not null
+       and not exists (select from pg_catalog.pg_attribute a
+                        where a.attrelid = pg_catalog.to_regclass('beliefdb.belief_history')
+                          and a.attname = 'settled_by') then
+        drop view beliefdb.belief_history;
+    end if;
+end
+$$;
+
 create or replace view beliefdb.belief_history with (security_invoker = true) as
 select r.workspace_id,
        r.from_belief as new_belief,
@@ -82,16 +96,30 @@ select r.workspace_id,
        r.reason,
        r.created_at as at,
        -- a supersession that no longer applies (its superseder stopped holding and rule 8 settled
-       -- the pair again) stays here with the moment it ended
-       r.ended_at as ended,
+       -- the pair again) stays here with the moment it ended; a conflict, with the moment a
+       -- supersession between its two beliefs settled it (a review's winner, or rule 8 later)
+       coalesce(r.ended_at, s.created_at) as ended,
+       -- a settled conflict: the belief that won it, and the reason of that supersession ("conflict
+       -- resolved by alice", a review's; or rule 8's); null for a supersession and an open conflict
+       s.from_belief as winner,
+       s.reason as settled_by,
        w.name as workspace
   from beliefdb.relation r
   join beliefdb.workspace w on w.id = r.workspace_id
   join beliefdb.belief n on n.workspace_id = r.workspace_id and n.id = r.from_belief
   join beliefdb.belief o on o.workspace_id = r.workspace_id and o.id = r.to_belief
+  left join lateral (select x.from_belief, x.reason, x.created_at
+                       from beliefdb.relation x
+                      where r.kind = 'conflicts_with'
+                        and x.workspace_id = r.workspace_id and x.kind = 'supersedes'
+                        and ((x.from_belief = r.from_belief and x.to_belief = r.to_belief)
+                             or (x.from_belief = r.to_belief and x.to_belief = r.from_belief))
+                        and x.created_at >= r.created_at
+                      order by x.created_at, x.id
+                      limit 1) s on true
  where r.kind in ('supersedes', 'conflicts_with')
    and beliefdb.workspace_bound();
-comment on view beliefdb.belief_history is 'Supersessions and conflicts between beliefs, newest and oldest side by side';
+comment on view beliefdb.belief_history is 'Supersessions and conflicts between beliefs, newest and oldest side by side; ended: when a supersession stopped applying, or a supersession between a conflict''s two beliefs settled it (winner, settled_by)';
 
 -- Holding status of every node: holds (rule 2) and current (rule 3).
 create or replace view beliefdb.holding with (security_invoker = true) as
