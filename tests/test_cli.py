@@ -617,3 +617,16 @@ def test_why_caps_a_huge_quote_in_text_and_json_keeps_it_whole(cli: Cli, db_url:
     text = cli("why", str(belief.id)).stdout
     assert len(text) < 5_000 and f"{len(quote) - 2_000:,} more characters: --json has it whole" in text, text[-600:]
     assert cli.json("why", str(belief.id))["evidence"][0]["quote"] == quote
+
+
+def test_why_says_when_the_stored_confidence_was_computed_as_of_another_moment(cli: Cli, db_url: str) -> None:
+    """After `decay --now` a quarter ahead, `why` showed confidence 0.45 above factors that gave 0.90 (a
+    user trial): its factors are as of now, the stored value as of the decay's moment."""
+    with beliefdb.connect(db_url) as memory:
+        (belief,) = memory.remember("Returns within 7 days.", "return_policy", "window", "7 days",
+                                    "Returns within 7 days", source="policy.md", text="Returns within 7 days.\n",
+                                    kind="policy").accepted
+    assert "computed as of another moment" not in cli("why", str(belief.id)).stdout
+    cli("decay", "--now", "2099-01-01T00:00:00Z")
+    text = cli("why", str(belief.id)).stdout
+    assert "note: the stored confidence 0.00 was computed as of another moment" in text, text

@@ -181,6 +181,11 @@ def why(w: Why) -> str:
     lines.append("confidence factors:")
     for f in w.confidence:
         lines.append(f"  {f.factor:<20} {f.weight:.2f}  {f.detail}")
+    result = next((f.weight for f in w.confidence if f.factor == "confidence"), None)
+    if result is not None and abs(result - b.confidence) >= 0.005:
+        # (a decay run as of another moment stores what the factors were then; these are as of now)
+        lines.append(f"  note: the stored confidence {b.confidence:.2f} was computed as of another moment"
+                     f" (beliefdb decay --now, or recompute): these factors give {result:.2f} now")
     lines.append("history:")
     if not (w.replaced or w.replaced_by or w.conflicts or w.retractions):
         lines.append("  (none)")
