@@ -367,3 +367,25 @@ def test_cli_ingest_of_one_spoken_line_stores_no_belief(cli: Any, tmp_path: Path
         ("Alice: I moved to Berlin last year.", SPOKEN_DETAIL)]
     assert "--format chat" in report["hint"]
     assert cli.json("beliefs", "--all") == []
+
+
+WRAPPED_DOC = ("# Handbook\nThe hotel budget is 140 EUR per night within Europe\nand 220 EUR per night elsewhere.\n"
+               "Secondary caregivers receive\n4 weeks at full pay.\nThe return window is 30 days.\n"
+               "The parking fee is 5 EUR\n\nand more.\n")
+
+
+def test_a_sentence_wrapped_onto_the_next_line_gives_no_cut_short_belief() -> None:
+    """Markdown wrapped at 80 columns split a sentence at the line break, and the rule extractor stored
+    its first part as the whole fact ("hotel / budget = 140 EUR per night within Europe", where the next
+    line goes on "and 220 EUR per night elsewhere"): a user trial. Either part is listed with why; a line
+    that ends its sentence, or one a blank line ends, is read as before."""
+    from beliefdb.text.gate import gate
+    from beliefdb.text.skips import extraction_report
+
+    candidates = RuleExtractor().extract(WRAPPED_DOC, source_name="handbook.md")
+    assert [(c.attribute, c.value) for c in candidates] == [("window", "30 days"), ("fee", "5 EUR")]
+    located, rejected = gate(WRAPPED_DOC, candidates)
+    skipped, _ = extraction_report(WRAPPED_DOC, located, rejected)
+    cut = [s.quote for s in skipped if s.detail.startswith("a sentence wrapped onto the next line")]
+    assert cut == ["The hotel budget is 140 EUR per night within Europe", "and 220 EUR per night elsewhere.",
+                   "Secondary caregivers receive", "4 weeks at full pay."]

@@ -24,7 +24,7 @@ from typing import Final, Literal, NamedTuple
 from beliefdb.text.marks import MARKS
 
 __all__ = ["KEY_VALUE_RE", "Fragment", "FragmentKind", "is_key_value", "iter_fragments", "split_fragments",
-           "verbatim_spans"]
+           "verbatim_spans", "wrapped"]
 
 FragmentKind = Literal["heading", "list_item", "key_value", "sentence"]
 
@@ -149,6 +149,29 @@ def iter_fragments(text: str) -> Iterator[Fragment]:
 def split_fragments(text: str) -> list[tuple[int, int]]:
     """Sentence-level ``(start, end)`` spans of ``text``; ``text[start:end]`` is never empty."""
     return [(f.start, f.end) for f in iter_fragments(text)]
+
+
+#: what ends a sentence that a line may end with (a sentence terminator, a colon or a semicolon, and the
+#: closing quotes or brackets after them)
+_ENDED: Final = re.compile(rf"[.!?。！？:;：；…][{_CLOSERS}]*$")
+def wrapped(text: str, fragments: list[Fragment]) -> set[int]:
+    """The indexes of the ``sentence`` fragments that are a part of a sentence wrapped onto the next line
+    ("Invoices must be" / "paid within 14 days."): one that ends its line without ending its sentence
+    where the next line goes on with a ``sentence`` fragment opening in lowercase, with a digit or a
+    bracket, and that one. Read alone, either states a cut-short fact ("the store is open from 10:00" of
+    "from 10:00" / "to 19:00")."""
+    out: set[int] = set()
+    for i in range(len(fragments) - 1):
+        f, g = fragments[i], fragments[i + 1]
+        if f.kind != "sentence" or g.kind != "sentence" or _ENDED.search(text, f.start, f.end):
+            continue
+        between = text[f.end:g.start].replace("\r\n", "\n")  # (a blank line between them ends a paragraph)
+        if between.strip() or sum(between.count(b) for b in LINE_BREAKS) != 1:
+            continue
+        first = text[g.start]
+        if first.islower() or first.isdigit() or first == "(":
+            out.update((i, i + 1))
+    return out
 
 
 _FENCE_RE: Final = re.compile(r" {0,3}(`{3,}|~{3,})")

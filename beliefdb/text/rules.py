@@ -45,7 +45,7 @@ from typing import Final
 
 from beliefdb.text.clauses import also_said
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
-from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments, verbatim_spans
+from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments, verbatim_spans, wrapped
 from beliefdb.text.kin import family, kin_label, referent
 from beliefdb.text.mentions import bare_switch, named_age, plain_value, pronoun_age, relations, replacement
 from beliefdb.text.naming import (
@@ -227,8 +227,9 @@ class RuleExtractor(Extractor):
         labels: list[tuple[int, bool, str]] = []  # the open list labels: (indent, a list item, subject)
         rows = table_rows(text)
         verbatim = verbatim_spans(text)  # front matter and code blocks: no statements, no headings
+        cut = wrapped(text, fragments)  # (a sentence wrapped onto the next line: each part alone is cut short)
         at = 0
-        for f in fragments:
+        for i, f in enumerate(fragments):
             while at < len(verbatim) and verbatim[at][1] <= f.start:
                 at += 1
             if at < len(verbatim) and verbatim[at][0] <= f.start:
@@ -249,6 +250,8 @@ class RuleExtractor(Extractor):
             unnamed = labels[-1][2] if labels else next((subject for _, subject in reversed(sections) if subject), None)
             if f.kind == "heading":
                 sections.append((level, section_subject(text[f.start:f.end])))
+            if i in cut:
+                continue
             # (a row whose cells hold sentences is split into them, and read as they are)
             if (row := rows.get(f.start)) is not None and f.end == row.end:
                 out.extend(row_candidates(text, f.start, row, unnamed or source_subject(source_name)))

@@ -16,7 +16,7 @@ from typing import Final
 from beliefdb.errors import argument, spelled
 from beliefdb.models import ExtractionWarning, Skipped
 from beliefdb.text.extractor import Candidate
-from beliefdb.text.fragments import Fragment, iter_fragments, verbatim_spans
+from beliefdb.text.fragments import Fragment, iter_fragments, verbatim_spans, wrapped
 from beliefdb.text.gate import Located
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
 from beliefdb.text.tables import is_table_rule, table_rows, unnamed_cells
@@ -126,6 +126,7 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
     common = common_words(text) if keyed else frozenset()
     speakers = speakers | dialogue_speakers(keyed, common)
     rows = table_rows(text) if document and extractor == "rules" and "|" in text else {}
+    cut = wrapped(text, fragments) if document and extractor == "rules" else set()
     for i, f in enumerate(fragments):
         quote = text[f.start:f.end]
         warnings += _contradictions(text, f)
@@ -146,12 +147,18 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
         elif verbatim and (k := bisect_right(verbatim, (f.start, len(text) + 1)) - 1) >= 0 \
                 and f.start < verbatim[k][1]:
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", VERBATIM))
+        elif i in cut:
+            skipped.append(Skipped(quote, f.start, f.end, "no_pattern", WRAPPED))
         elif quote.rstrip().endswith(("?", "？")):
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "a question states no fact"))
         else:
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "no rule of the extractor matched"))
     return skipped, warnings
 
+
+#: why a part of a sentence wrapped onto the next line produced no belief (alone it is cut short)
+WRAPPED: Final = ("a sentence wrapped onto the next line: the rule extractor reads a line at a time, and either"
+                  " part alone is cut short (write the sentence on one line, or give its claim with --claims)")
 
 #: why a line of a document's front matter or code block produced no belief
 VERBATIM: Final = "front matter or a code block: not a statement of the document"
