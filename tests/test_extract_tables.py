@@ -49,3 +49,15 @@ def test_a_column_headed_in_any_script_is_an_attribute_and_a_cell_under_no_name_
     assert [(s.quote, s.start, s.end, s.reason) for s in skipped] == [("yes", at, at + 3, "no_pattern")]
     assert skipped[0].detail == "its column's header '—' names no attribute"
     assert extraction_report(text, located, rejected, extractor="llm")[0] == []
+
+
+def test_a_property_value_table_is_a_list_of_key_value_lines() -> None:
+    """Every row of "| Property | Value |" became `value`, scoped by its property (`technical_data / value
+    = 2.1 kg`): no name said what the value was, and `ask` for the maximum load missed it (a user trial)."""
+    text = ("# Trollstig 65\n\n| Property | Value |\n|---|---|\n| Packed weight | 2.1 kg |\n"
+            "| Max load | 22 kg |\n\n"
+            "| Eigenschaft | Wert |\n|---|---|\n| Gewicht | 1,9 kg |\n\n| Region | Shipping |\n|---|---|\n| EU | 5 EUR |\n")
+    got = [(c.subject, c.attribute, c.value, dict(c.scope))
+           for c in RuleExtractor().extract(text, source_name="t.md")]
+    assert got == [("trollstig_65", "packed_weight", "2.1 kg", {}), ("trollstig_65", "max_load", "22 kg", {}),
+                   ("trollstig_65", "gewicht", "1,9 kg", {}), ("trollstig_65", "shipping", "5 EUR", {"region": "EU"})]

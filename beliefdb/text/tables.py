@@ -3,8 +3,10 @@ cell of a row but the first is a belief about the section the table stands in, i
 column's header, scoped by the row's first cell (the first column's header the scope's key), quoting the
 whole row ("| EU | 3 days | 5 EUR |" under "| Region | Delivery time | Cost |": ``delivery_time`` = ``3 days``
 and ``cost`` = ``5 EUR``, scope ``{"region": "EU"}``); a header in any script is the attribute as written
-(``配送时间``, as a key's name). A row of another width than its header, and an empty cell, say nothing; a cell
-under a header with no letter or digit ("—") says nothing either, and is reported (:func:`unnamed_cells`)."""
+(``配送时间``, as a key's name). A table of two columns whose second header is "Value" (or its word in another
+language, :data:`VALUE_HEADERS`) is a list of ``Key: value`` lines: the first cell names the attribute. A row
+of another width than its header, and an empty cell, say nothing; a cell under a header with no letter or
+digit ("—") says nothing either, and is reported (:func:`unnamed_cells`)."""
 
 from __future__ import annotations
 
@@ -111,6 +113,13 @@ def unnamed_cells(text: str, start: int, row: TableRow) -> list[tuple[int, int, 
             if a < b and not column_name(header)]
 
 
+#: the header of a second and last column that names no attribute of its own, in the languages the
+#: extractor reads: its table is a list of ``Key: value`` lines, each row's first cell naming the attribute
+#: ("| Packed weight | 2.1 kg |" under "| Property | Value |": ``packed_weight`` = ``2.1 kg``)
+VALUE_HEADERS: Final = frozenset({"value", "values", "wert", "werte", "valor", "valores", "valeur", "valeurs",
+                                  "valore", "valori", "waarde", "值", "数值", "取值"})
+
+
 def row_candidates(text: str, start: int, row: TableRow, subject: str) -> list[Candidate]:
     """The beliefs of the row starting at ``start``, about ``subject`` (the section's)."""
     key, value_cells = row.cells[0], row.cells[1:]
@@ -118,6 +127,11 @@ def row_candidates(text: str, start: int, row: TableRow, subject: str) -> list[C
     if not key:
         return []
     quote = text[start:row.end]
+    if len(row.header) == 2 and row.header[1].strip().lower() in VALUE_HEADERS:
+        # (every row's attribute was "value", scoped by its first cell: no name said what it was)
+        attribute, value = column_name(key), value_cells[0]
+        return [Candidate(statement=f"{key}: {value}", subject=subject, attribute=attribute, value=value, quote=quote,
+                          kind=kind_of(attribute), start=start, end=row.end)] if attribute and value else []
     out = []
     for header, value in zip(row.header[1:], value_cells, strict=True):
         attribute = column_name(header)
