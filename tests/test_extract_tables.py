@@ -56,7 +56,8 @@ def test_a_property_value_table_is_a_list_of_key_value_lines() -> None:
     = 2.1 kg`): no name said what the value was, and `ask` for the maximum load missed it (a user trial)."""
     text = ("# Trollstig 65\n\n| Property | Value |\n|---|---|\n| Packed weight | 2.1 kg |\n"
             "| Max load | 22 kg |\n\n"
-            "| Eigenschaft | Wert |\n|---|---|\n| Gewicht | 1,9 kg |\n\n| Region | Shipping |\n|---|---|\n| EU | 5 EUR |\n")
+            "| Eigenschaft | Wert |\n|---|---|\n| Gewicht | 1,9 kg |\n\n"
+            "| Region | Shipping |\n|---|---|\n| EU | 5 EUR |\n")
     got = [(c.subject, c.attribute, c.value, dict(c.scope))
            for c in RuleExtractor().extract(text, source_name="t.md")]
     assert got == [("trollstig_65", "packed_weight", "2.1 kg", {}), ("trollstig_65", "max_load", "22 kg", {}),
