@@ -592,3 +592,12 @@ def test_decide_says_a_reason_is_in_an_open_conflict(cli: Cli, bdb: beliefdb.Bel
     remember(bdb, "b.md", "Warranty: 3 years", "warranty", "length", "3 years", valid_from="2026-01-01T00:00:00Z")
     out = cli("decide", "Quote a 2-year warranty", "--because", a).stdout
     assert f"note: reason {a[:8]} (conflicting) is in an open conflict" in out, out
+
+
+def test_why_a_decision_shows_its_outcomes_note(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """`why` of a decision said "outcome: failed" and left out the note recorded with it (a user trial)."""
+    reason = remember(bdb, "policy.md", Q7, "return_policy", "window", "7 days")
+    decision = bdb.decide("Refuse the return of order 1042", because=[reason])
+    bdb.record_outcome(decision.id, "disputed", note="customer refused")
+    assert "outcome: disputed (customer refused)" in cli("why", str(decision.id)).stdout
+    assert "outcome disputed (customer refused)" in cli("why", reason).stdout

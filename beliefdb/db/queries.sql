@@ -1133,7 +1133,7 @@ select r.n, t.id,
  order by r.n;
 
 -- graph_nodes --
--- These nodes as a picture draws them, oldest first: kind, label (statement, title, description, reviewer and reason, step), stored status, whether it holds, detail, latest outcome, a decision's reasons forgotten, a belief's world (rule 15)
+-- These nodes as a picture draws them, oldest first: kind, label (statement, title, description, reviewer and reason, step), stored status, whether it holds, detail, latest outcome (with its note), a decision's reasons forgotten, a belief's world (rule 15)
 select b.id, 'belief' as kind, b.statement as label, b.status::text as status, n.holds,
        b.subject || ' / ' || b.attribute || ' = ' || b.value || ', confidence '
            || pg_catalog.to_char(b.confidence, 'FM0.00') as detail,
@@ -1143,13 +1143,13 @@ select b.id, 'belief' as kind, b.statement as label, b.status::text as status, n
   join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
  where b.id = any(%(ids)s::uuid[])
 union all
-select d.id, 'decision', d.title, d.status, n.holds, '', (beliefdb.latest_outcome(d.workspace_id, d.id)).outcome,
+select d.id, 'decision', d.title, d.status, n.holds, '', (select o.outcome || coalesce(' (' || o.note || ')', '') from beliefdb.latest_outcome(d.workspace_id, d.id) o),
        null, d.created_at, null, d.forgotten_reasons, null
   from beliefdb.decision d
   join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
  where d.id = any(%(ids)s::uuid[])
 union all
-select a.id, 'action', a.description, a.status, n.holds, '', (beliefdb.latest_outcome(a.workspace_id, a.id)).outcome,
+select a.id, 'action', a.description, a.status, n.holds, '', (select o.outcome || coalesce(' (' || o.note || ')', '') from beliefdb.latest_outcome(a.workspace_id, a.id) o),
        a.decision_id, a.created_at, null, 0, null
   from beliefdb.action a
   join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.id

@@ -208,7 +208,8 @@ def why(w: Why) -> str:
     if not (w.built_on or w.derived):
         lines.append("  (nothing)")
     for d in w.built_on:
-        outcome = f", outcome {d.outcome['outcome']}" if d.outcome else ""
+        outcome = (f", outcome {d.outcome['outcome']}" + (f" ({d.outcome['note']})" if d.outcome.get("note") else "")
+                   if d.outcome else "")
         lines.append(f"  decision {short(d.decision_id)} \"{d.title}\" [{d.decision_status}{outcome}]")
         lines += [f"    action {short(str(a['id']))} {a['description']} [{a['status']}"
                   + (f", outcome {a['outcome']['outcome']}" if a.get("outcome") else "") + "]" for a in d.actions]
