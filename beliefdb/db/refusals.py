@@ -28,7 +28,27 @@ def refusal(exc: psycopg.Error) -> errors.BeliefDBError | None:
         return errors.DatabaseReadOnly(said if own and said else READ_ONLY)
     if exc.sqlstate == UNDEFINED_COLUMN or (exc.sqlstate in UNDEFINED_NAMED and _names_beliefdb(exc)):
         return schema_mismatch(exc)
+    if exc.sqlstate == "54000" and "index row" in ((exc.diag.message_primary or "") if exc.diag else ""):
+        return too_long_to_index(exc)
     return None
+
+
+#: what an index of beliefdb's keeps unique or finds, as a caller names it
+INDEXED = {"belief_subject_attribute": "the subject and attribute", "source_workspace_id_name_key": "the source name",
+           "workspace_name_key": "the workspace name"}
+
+
+def too_long_to_index(exc: psycopg.Error) -> errors.InvalidInput:
+    """A value longer than an index entry may be (a btree entry holds ~2,700 bytes): which, in the caller's
+    words, not the index's advice to a DBA (PostgreSQL's "Consider a function index of an MD5 hash")."""
+    said = exc.diag.message_primary or "" if exc.diag else ""
+    index = next((name for name in INDEXED if f'"{name}"' in said), None)
+    if index is None and "idempotency_key" in said:
+        index = "idempotency_key"
+    what = INDEXED.get(index or "", "the idempotency key" if index else "a name or key (a source name, subject,"
+                                                                        " attribute or idempotency key)")
+    return errors.InvalidInput(f"too large: {what} is too long to be stored (keep it under 2,000 bytes):"
+                               " nothing was changed")
 
 
 def _names_beliefdb(exc: psycopg.Error) -> bool:
