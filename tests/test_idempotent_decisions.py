@@ -186,3 +186,21 @@ def test_over_mcp(bdb: beliefdb.BeliefDB) -> None:
             assert json.loads(result.content[0].text)["error"] == "idempotency_key_reused"
 
     anyio.run(session)
+
+
+def test_another_principals_request_with_the_key_is_refused(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """bob sending alice's key with her very body was answered with her decision as already applied, his
+    own (a user trial): agents with natural keys ("refund-1042") believed they had recorded it."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        window, _ = _beliefs(alice)
+        decided = alice.decide("Refuse the return", because=[window], idempotency_key="refund-1042")
+        acted = alice.act(decided.id, "Email the customer", idempotency_key="email-1042")
+        alice.record_outcome(acted.id, "disputed", idempotency_key="outcome-1042")
+        before = _counts(db_url)
+        for call in (lambda: bob.decide("Refuse the return", because=[window], idempotency_key="refund-1042"),
+                     lambda: bob.act(decided.id, "Email the customer", idempotency_key="email-1042"),
+                     lambda: bob.record_outcome(acted.id, "disputed", idempotency_key="outcome-1042")):
+            with pytest.raises(errors.IdempotencyKeyReused):
+                call()
+        assert _counts(db_url) == before
+        assert alice.decide("Refuse the return", because=[window], idempotency_key="refund-1042").already_applied

@@ -63,7 +63,8 @@ begin
     -- the same request again by its key: the action it recorded, nothing written (rule 18)
     if p_idempotency_key is not null then
         select * into v_keyed from beliefdb.action a where a.workspace_id = v_ws and a.idempotency_key = p_idempotency_key;
-        if found and (v_keyed.decision_id, v_keyed.description) is distinct from (v_decision.id, p_description) then
+        if found and (v_keyed.decision_id, v_keyed.description, v_keyed.owner)
+                     is distinct from (v_decision.id, p_description, beliefdb.current_principal()) then
             raise exception 'idempotency key % was used for another request (action % carrying out decision %): a new request needs a new key',
                 p_idempotency_key, v_keyed.id, v_keyed.decision_id using errcode = 'BD009';
         elsif found then

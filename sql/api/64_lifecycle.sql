@@ -145,7 +145,8 @@ begin
     -- state says now (rule 18)
     if p_idempotency_key is not null then
         select * into v_keyed from beliefdb.outcome o where o.workspace_id = v_ws and o.idempotency_key = p_idempotency_key;
-        if found and (v_keyed.node, v_keyed.outcome, v_keyed.note) is distinct from (v_node, p_outcome, p_note) then
+        if found and (v_keyed.node, v_keyed.outcome, v_keyed.note, v_keyed.recorded_by)
+                     is distinct from (v_node, p_outcome, p_note, beliefdb.current_principal()) then
             raise exception 'idempotency key % was used for another request (outcome % of %): a new request needs a new key',
                 p_idempotency_key, v_keyed.id, v_keyed.node using errcode = 'BD009';
         elsif found then

@@ -104,7 +104,8 @@ comment on function beliefdb._decision_request(uuid, jsonb) is 'The SHA-256 of t
 
 -- The decision an idempotency key names in the workspace (rule 18): null when there is no key, or no
 -- decision recorded with it; the same request again (the same title, reasons and run) is that
--- decision, recorded once; another request with the key is refused (idempotency_key_reused, BD009).
+-- decision, recorded once; another request with the key, another principal's too, is refused
+-- (idempotency_key_reused, BD009).
 create or replace function beliefdb._keyed_decision(p_workspace_id uuid, p_key text, p_title text, p_request bytea)
 returns uuid
 language plpgsql stable
@@ -119,7 +120,9 @@ begin
     select * into v_decision from beliefdb.decision d where d.workspace_id = p_workspace_id and d.idempotency_key = p_key;
     if not found then
         return null;
-    elsif (v_decision.title, v_decision.request_sha256) is distinct from (p_title, p_request) then
+    -- (another principal's request with the key is another request: never theirs answered as one's own)
+    elsif (v_decision.title, v_decision.request_sha256, v_decision.owner)
+          is distinct from (p_title, p_request, beliefdb.current_principal()) then
         raise exception 'idempotency key % was used for another request (decision %): a new request needs a new key',
             p_key, v_decision.id using errcode = 'BD009';
     end if;
