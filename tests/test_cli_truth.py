@@ -601,3 +601,13 @@ def test_why_a_decision_shows_its_outcomes_note(cli: Cli, bdb: beliefdb.BeliefDB
     bdb.record_outcome(decision.id, "disputed", note="customer refused")
     assert "outcome: disputed (customer refused)" in cli("why", str(decision.id)).stdout
     assert "outcome disputed (customer refused)" in cli("why", reason).stdout
+
+
+def test_a_revision_the_belief_never_had_is_said_so(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """expected_revision 6 on a belief at revision 1 answered "changed since the preview: it is at
+    revision 1, the preview saw 6": nothing had changed, the caller sent another number (a user trial)."""
+    belief = remember(bdb, "policy.md", Q7, "return_policy", "window", "7 days")
+    err = cli.json("correct", belief, FIX, "--reviewer", "rita", "--apply", "--expect-revision", "6", expect=1)
+    assert err["error"] == "stale_correction_preview"
+    assert err["message"] == (f"belief {belief} is at revision 1: it never had revision 6; nothing was changed: give"
+                              " the revision its preview says"), err

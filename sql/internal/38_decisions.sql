@@ -551,7 +551,11 @@ begin
     -- apply brings: a new preview would not help (BD005, not_correctable); only a belief still
     -- correctable whose revision moved is stale
     v_proposal := beliefdb._correction_is_proposal(v_old);
-    if v_old.revision <> p_expected_revision then
+    if v_old.revision < p_expected_revision then
+        -- (no preview saw a revision the belief never had: the caller sent another number)
+        raise exception 'belief % is at revision %: it never had revision %; nothing was changed: give the revision its preview says',
+            p_belief, v_old.revision, p_expected_revision using errcode = 'BD007';
+    elsif v_old.revision <> p_expected_revision then
         raise exception 'belief % changed since the preview: it is at revision %, the preview saw %; nothing was changed: preview the correction again',
             p_belief, v_old.revision, p_expected_revision using errcode = 'BD007';
     end if;
