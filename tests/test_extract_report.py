@@ -370,7 +370,7 @@ def test_cli_ingest_of_one_spoken_line_stores_no_belief(cli: Any, tmp_path: Path
 
 
 WRAPPED_DOC = ("# Handbook\nThe hotel budget is 140 EUR per night within Europe\nand 220 EUR per night elsewhere.\n"
-               "Secondary caregivers receive\n4 weeks at full pay.\nThe return window is 30 days.\n"
+               "Parental leave for secondary caregivers is\nfour weeks at full pay.\nThe return window is 30 days.\n"
                "The parking fee is 5 EUR\n\nand more.\n")
 
 
@@ -388,4 +388,9 @@ def test_a_sentence_wrapped_onto_the_next_line_gives_no_cut_short_belief() -> No
     skipped, _ = extraction_report(WRAPPED_DOC, located, rejected)
     cut = [s.quote for s in skipped if s.detail.startswith("a sentence wrapped onto the next line")]
     assert cut == ["The hotel budget is 140 EUR per night within Europe", "and 220 EUR per night elsewhere.",
-                   "Secondary caregivers receive", "4 weeks at full pay."]
+                   "Parental leave for secondary caregivers is", "four weeks at full pay."]
+    # (lines that each end their sentence without a full stop are read as before: notes, a title, an aside)
+    for notes in ("# Notes\nmaya's phone is 555 1234\nbob's phone is 555 9876\n",
+                  "The office is in Lisbon\nthe badge code is 4417\n",
+                  "The hotel budget is 140 EUR\n(see the policy)\n"):
+        assert len(RuleExtractor().extract(notes, source_name="notes.md")) == 2 - notes.count("(see"), notes

@@ -57,8 +57,9 @@ def test_a_property_value_table_is_a_list_of_key_value_lines() -> None:
     text = ("# Trollstig 65\n\n| Property | Value |\n|---|---|\n| Packed weight | 2.1 kg |\n"
             "| Max load | 22 kg |\n\n"
             "| Eigenschaft | Wert |\n|---|---|\n| Gewicht | 1,9 kg |\n\n"
-            "| Region | Shipping |\n|---|---|\n| EU | 5 EUR |\n")
+            "| Region | Shipping |\n|---|---|\n| EU | 5 EUR |\n\n| Region | Value |\n|---|---|\n| UK | 7 EUR |\n")
     got = [(c.subject, c.attribute, c.value, dict(c.scope))
            for c in RuleExtractor().extract(text, source_name="t.md")]
     assert got == [("trollstig_65", "packed_weight", "2.1 kg", {}), ("trollstig_65", "max_load", "22 kg", {}),
-                   ("trollstig_65", "gewicht", "1,9 kg", {}), ("trollstig_65", "shipping", "5 EUR", {"region": "EU"})]
+                   ("trollstig_65", "gewicht", "1,9 kg", {}), ("trollstig_65", "shipping", "5 EUR", {"region": "EU"}),
+                   ("trollstig_65", "value", "7 EUR", {"region": "UK"})]  # (a value by region: as before)

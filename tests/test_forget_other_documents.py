@@ -95,3 +95,16 @@ def test_the_report_names_what_stops_holding_with_the_forget(db_url: str, cli: A
     (named,) = [x for x in shown.splitlines() if x.startswith("would stop holding")]
     assert named.startswith("would stop holding (3: 2 belief(s), 1 quote(s)): "), shown
     assert str(listed.id)[:8] in named and str(number.id)[:8] in named, shown
+
+
+def test_a_short_quote_is_not_looked_for_in_other_documents(bdb: beliefdb.BeliefDB,
+                                                             postgresql: psycopg.Connection[Any]) -> None:
+    """A quote of a few characters ("555") is a part of others' words in other documents ("5551234"): only
+    a quote of 12 characters or more is masked beyond its own sources (a review of the change)."""
+    other = "# Directory\nReception: 5551234\n"
+    bdb.ingest_text(other, source="directory.md")
+    bdb.remember("Maya's extension is 555.", "maya_lopez", "extension", "555", "555", source="contacts.md",
+                 text="Ext. 555\n")
+    bdb.forget(subject="maya_lopez")
+    assert texts(postgresql, "directory.md")[0] == [other]
+    assert texts(postgresql, "contacts.md")[0] == ["Ext. " + MASK * 3 + "\n"]

@@ -85,3 +85,18 @@ def test_the_spaced_values_index_serves_the_probe(postgresql: psycopg.Connection
         + r"[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]" + "'"))
     assert "belief_spaced_value" in plan, plan
     assert plan.count("belief_spaced_value") == 1 and "'" + predicate[0].split("'")[1] + "'" in body[0]
+
+
+def test_a_value_spelled_as_a_belief_is_keeps_its_spelling(bdb: beliefdb.BeliefDB,
+                                                           postgresql: psycopg.Connection[Any]) -> None:
+    """Only a belief of the claim's world and scope lends its spelling, and none when one is spelled as the
+    claim is: a fixture's `2 days  per week` made a production claim `2 days per week` a new belief beside
+    the production one of that very spelling (a review of the change)."""
+    stored_as_before(bdb, source="fixture.md")
+    postgresql.execute("update beliefdb.source set provenance = 'fixture' where name = 'fixture.md'")
+    postgresql.execute("update beliefdb.belief set provenance = 'fixture'")
+    postgresql.commit()
+    (first,) = [a for a in bdb.ingest_text(TEXT, source="policy.md").accepted if a.attribute == "remote_work"]
+    assert first.value == "2 days per week"  # (the fixture's spelling is another world's)
+    again = bdb.ingest_text(f"# Policy\n{LINE}\n", source="memo.md")
+    assert [c.id for c in again.corroborated] == [first.id] and again.accepted == []

@@ -41,7 +41,7 @@ INDEXED = {"belief_subject_attribute": "the subject and attribute", "source_work
 def too_long_to_index(exc: psycopg.Error) -> errors.InvalidInput:
     """A value longer than an index entry may be (a btree entry holds ~2,700 bytes): which, in the caller's
     words, not the index's advice to a DBA (PostgreSQL's "Consider a function index of an MD5 hash")."""
-    said = exc.diag.message_primary or "" if exc.diag else ""
+    said = (exc.diag.message_primary or "") if exc.diag else ""
     index = next((name for name in INDEXED if f'"{name}"' in said), None)
     if index is None and "idempotency_key" in said:
         index = "idempotency_key"

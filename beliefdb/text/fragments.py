@@ -154,22 +154,37 @@ def split_fragments(text: str) -> list[tuple[int, int]]:
 #: what ends a sentence that a line may end with (a sentence terminator, a colon or a semicolon, and the
 #: closing quotes or brackets after them)
 _ENDED: Final = re.compile(rf"[.!?。！？:;：；…][{_CLOSERS}]*$")
+#: the words a line ends with that leave its sentence open ("Invoices must be" / "paid within 14 days.")
+_OPEN_ENDS: Final = frozenset({
+    "a", "an", "the", "and", "or", "but", "nor", "of", "to", "from", "in", "into", "on", "at", "by", "for",
+    "with", "within", "without", "per", "than", "as", "is", "are", "was", "were", "be", "been", "being",
+    "must", "will", "shall", "can", "may", "should", "would", "could", "not", "no", "each", "every", "its",
+    "their", "our", "your", "his", "her", "this", "that", "these", "those", "which", "who", "whose", "whom",
+    "between", "over", "under", "after", "before", "until", "via", "plus", "minus"})
+#: the words a line starts with that go on with the sentence above it ("… from 10:00" / "to 19:00.")
+_GOING_ON: Final = frozenset({
+    "and", "or", "but", "nor", "to", "from", "of", "in", "on", "at", "by", "for", "with", "within", "per",
+    "than", "as", "which", "who", "whose", "whom", "that", "until", "plus", "minus", "except", "including",
+    "excluding"})
+
+
 def wrapped(text: str, fragments: list[Fragment]) -> set[int]:
-    """The indexes of the ``sentence`` fragments that are a part of a sentence wrapped onto the next line
-    ("Invoices must be" / "paid within 14 days."): one that ends its line without ending its sentence
-    where the next line goes on with a ``sentence`` fragment opening in lowercase, with a digit or a
-    bracket, and that one. Read alone, either states a cut-short fact ("the store is open from 10:00" of
-    "from 10:00" / "to 19:00")."""
+    """The indexes of the ``sentence`` fragments that are a part of a sentence wrapped onto the next line:
+    one that ends its line without ending its sentence, where the next line goes on in lowercase, and either
+    the line ends on a word that leaves it open ("Invoices must be") or a comma, or the next line starts with
+    a word that goes on with it ("to 19:00.", "and 220 EUR elsewhere."); and that next one. Read alone,
+    either states a cut-short fact ("the store is open from 10:00" of "from 10:00" / "to 19:00")."""
     out: set[int] = set()
     for i in range(len(fragments) - 1):
         f, g = fragments[i], fragments[i + 1]
         if f.kind != "sentence" or g.kind != "sentence" or _ENDED.search(text, f.start, f.end):
             continue
         between = text[f.end:g.start].replace("\r\n", "\n")  # (a blank line between them ends a paragraph)
-        if between.strip() or sum(between.count(b) for b in LINE_BREAKS) != 1:
+        if between.strip() or sum(between.count(b) for b in LINE_BREAKS) != 1 or not text[g.start].islower():
             continue
-        first = text[g.start]
-        if first.islower() or first.isdigit() or first == "(":
+        last = text[f.start:f.end].rsplit(None, 1)[-1]
+        first = text[g.start:g.end].split(None, 1)[0].rstrip(",;:")
+        if last.endswith((",", "-", "–")) or last.lower() in _OPEN_ENDS or first in _GOING_ON:
             out.update((i, i + 1))
     return out
 

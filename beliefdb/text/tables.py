@@ -3,8 +3,9 @@ cell of a row but the first is a belief about the section the table stands in, i
 column's header, scoped by the row's first cell (the first column's header the scope's key), quoting the
 whole row ("| EU | 3 days | 5 EUR |" under "| Region | Delivery time | Cost |": ``delivery_time`` = ``3 days``
 and ``cost`` = ``5 EUR``, scope ``{"region": "EU"}``); a header in any script is the attribute as written
-(``配送时间``, as a key's name). A table of two columns whose second header is "Value" (or its word in another
-language, :data:`VALUE_HEADERS`) is a list of ``Key: value`` lines: the first cell names the attribute. A row
+(``配送时间``, as a key's name). A table of two columns headed "Property" and "Value" (or such words in another
+language, :data:`KEY_HEADERS`, :data:`VALUE_HEADERS`) is a list of ``Key: value`` lines: the first cell names
+the attribute. A row
 of another width than its header, and an empty cell, say nothing; a cell under a header with no letter or
 digit ("—") says nothing either, and is reported (:func:`unnamed_cells`)."""
 
@@ -119,6 +120,14 @@ def unnamed_cells(text: str, start: int, row: TableRow) -> list[tuple[int, int, 
 VALUE_HEADERS: Final = frozenset({"value", "values", "wert", "werte", "valor", "valores", "valeur", "valeurs",
                                   "valore", "valori", "waarde", "值", "数值", "取值"})
 
+#: the header of a first column that names what each row's value is ("| Region | Value |" is no such list:
+#: a value by region)
+KEY_HEADERS: Final = frozenset({"property", "attribute", "field", "key", "name", "parameter", "setting", "feature",
+                                "characteristic", "specification", "spec", "item", "eigenschaft", "merkmal",
+                                "propiedad", "característica", "atributo", "campo", "propriété",
+                                "caractéristique", "attribut", "champ", "proprietà", "caratteristica", "属性", "项目",
+                                "参数", "名称", "特性"})
+
 
 def row_candidates(text: str, start: int, row: TableRow, subject: str) -> list[Candidate]:
     """The beliefs of the row starting at ``start``, about ``subject`` (the section's)."""
@@ -127,7 +136,8 @@ def row_candidates(text: str, start: int, row: TableRow, subject: str) -> list[C
     if not key:
         return []
     quote = text[start:row.end]
-    if len(row.header) == 2 and row.header[1].strip().lower() in VALUE_HEADERS:
+    if (len(row.header) == 2 and row.header[1].strip().lower() in VALUE_HEADERS
+            and row.header[0].strip().lower() in KEY_HEADERS):
         # (every row's attribute was "value", scoped by its first cell: no name said what it was)
         attribute, value = column_name(key), value_cells[0]
         return [Candidate(statement=f"{key}: {value}", subject=subject, attribute=attribute, value=value, quote=quote,

@@ -122,22 +122,35 @@ begin
             union all select 2, f.n, f.start_offset, f.end_offset, f::text from pg_temp.beliefdb_bulk_fragment f
             union all select 3, c.n, c.ord, 0, c::text from pg_temp.beliefdb_bulk_claim c) x;
     -- (a value spelled with other whitespace than a belief's is that belief's value, as
-    -- beliefdb._stored_spellings has it for one document: the index belief_spaced_value finds them)
+    -- beliefdb._stored_spellings has it for a document of a source stored already, which goes through
+    -- it: here the claims of the documents that start a source, in the batch's world)
     if exists (select from beliefdb.belief b
                 where b.workspace_id = v_ws
-                  and b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]') then
+                  and b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
+       or exists (select from pg_temp.beliefdb_bulk_claim x
+                   where x.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]') then
         update pg_temp.beliefdb_bulk_claim c
            set value = s.value
           from (select x.n, x.ord,
                        (select b.value
                           from beliefdb.belief b
                          where b.workspace_id = v_ws and b.subject = x.subject and b.attribute = x.attribute
+                           and b.scope = coalesce(x.scope, '{}')
+                           and b.provenance = coalesce(p_provenance, 'production')
                            and b.value <> x.value
-                           and b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]'
+                           and (b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]'
+                                or x.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
                            and beliefdb._one_spaced(b.value) = beliefdb._one_spaced(x.value)
-                         order by b.recorded_at, b.id
+                           and not exists (select from beliefdb.belief e
+                                            where e.workspace_id = v_ws and e.subject = x.subject
+                                              and e.attribute = x.attribute and e.scope = coalesce(x.scope, '{}')
+                                              and e.provenance = coalesce(p_provenance, 'production')
+                                              and e.value = x.value)
+                         order by b.status::text not in ('current', 'conflicting', 'expired'), b.recorded_at, b.id
                          limit 1) as value
-                  from pg_temp.beliefdb_bulk_claim x) s
+                  from pg_temp.beliefdb_bulk_claim x
+                  join pg_temp.beliefdb_bulk_document d on d.n = x.n
+                 where not exists (select from beliefdb.source o where o.workspace_id = v_ws and o.name = d.source)) s
          where s.n = c.n and s.ord = c.ord and s.value is not null;
     end if;
     for v_doc in select d.n, d.source from pg_temp.beliefdb_bulk_document d order by d.n loop

@@ -457,10 +457,11 @@ comment on function beliefdb._one_spaced(text) is 'A value with each run of whit
 -- A claim spelled as a belief of the workspace is: a value that is a belief's once every run of
 -- whitespace in either is one space (a value stored before extracted values were spelled with single
 -- spaces, or one given with double spaces or a tab) takes that belief's spelling, so that the claim is
--- that belief (unchanged, corroborating it) and never its rival. The beliefs spelled so are found by
--- the index belief_spaced_value (its predicate, written out here, is what lets the planner use it); a
--- claim spelled so looks at the beliefs of its subject and attribute.
-create or replace function beliefdb._stored_spellings(p_workspace_id uuid, p_claims jsonb)
+-- that belief (unchanged, corroborating it) and never its rival. Only a belief of the claim's subject,
+-- attribute, scope and world (p_world), and only when none has the claim's value as spelled: a believed
+-- one first, then the earliest. Whether any belief is spelled so is asked of the index
+-- belief_spaced_value (its predicate, written out here).
+create or replace function beliefdb._stored_spellings(p_workspace_id uuid, p_world beliefdb.provenance, p_claims jsonb)
 returns jsonb
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -481,15 +482,23 @@ as $$
                       from beliefdb.belief b
                      where b.workspace_id = p_workspace_id
                        and b.subject = x.claim ->> 'subject' and b.attribute = x.claim ->> 'attribute'
+                       and b.scope = coalesce(x.claim -> 'scope', '{}') and b.provenance = p_world
                        and b.value <> x.claim ->> 'value'
                        and (b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]'
                             or x.claim ->> 'value' ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
                        and beliefdb._one_spaced(b.value) = beliefdb._one_spaced(x.claim ->> 'value')
-                     order by b.recorded_at, b.id
+                       and not exists (select from beliefdb.belief e
+                                        where e.workspace_id = p_workspace_id
+                                          and e.subject = x.claim ->> 'subject' and e.attribute = x.claim ->> 'attribute'
+                                          and e.scope = coalesce(x.claim -> 'scope', '{}') and e.provenance = p_world
+                                          and e.value = x.claim ->> 'value')
+                     order by b.status::text not in ('current', 'conflicting', 'expired'), b.recorded_at, b.id
                      limit 1) s on true)
     end
 $$;
-comment on function beliefdb._stored_spellings(uuid, jsonb) is 'Claims whose value is a belief''s but for its runs of whitespace, spelled as that belief is';
+comment on function beliefdb._stored_spellings(uuid, beliefdb.provenance, jsonb) is 'Claims whose value is a belief''s of their subject, attribute, scope and world but for its runs of whitespace (and none is theirs as spelled), spelled as that belief is';
+-- (the function took no world before)
+drop function if exists beliefdb._stored_spellings(uuid, jsonb);
 
 -- Whether a superseded belief comes back once a new version of a source is in force (p_version_id):
 -- every belief that supersedes it and holds is an extracted one whose quotes all lie in this source's
@@ -602,7 +611,7 @@ begin
     select u.claims, u.rejected into p_claims, p_rejected
       from beliefdb._believable(p_workspace_id, p_source_version_id, p_claims, p_rejected) u;
     -- (a value spelled with other whitespace than a belief's is that belief's value)
-    p_claims := beliefdb._stored_spellings(p_workspace_id, p_claims);
+    p_claims := beliefdb._stored_spellings(p_workspace_id, v_world, p_claims);
     -- (a past value inferred that a belief of the workspace gives already: not a second one)
     p_claims := beliefdb._not_given_before(p_workspace_id, v_world, p_claims);
     v_length := length(v_content);

@@ -491,6 +491,8 @@ declare
     v_keep_span int4range[] := '{}';
     v_quoted_turns jsonb := '[]';
     v_sources uuid[] := '{}';
+    -- the sources that hold a forgotten quote without its evidence (only its quotes of 12 characters or more)
+    v_wide uuid[] := '{}';
     v_consequents uuid[];
     v_versions integer := 0;
     -- a forgotten source's versions (a retraction may name one by its id: its event goes with them)
@@ -674,12 +676,16 @@ begin
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
          where e.workspace_id = v_ws and e.belief_id = any(v_seeds);
         -- the same words in another text of the workspace are the same data: its source is masked too
-        -- (one a document quoting no belief of the subject kept a phone number a forgotten belief quoted)
-        v_sources := v_sources || array(
+        -- (one a document quoting no belief of the subject kept a phone number a forgotten belief quoted),
+        -- for a quote of 12 characters or more: a shorter one ("555", "Floor: 2") is no one's words there,
+        -- but a part of others' ("5551234", "Floor: 20")
+        v_wide := array(
             select v.source_id from beliefdb.source_version v
              where v.workspace_id = v_ws and not (v.source_id = any(v_sources))
-               and exists (select from unnest(v_quotes) q (quote) where q.quote <> '' and strpos(v.content, q.quote) > 0)
+               and exists (select from unnest(v_quotes) q (quote) where length(q.quote) >= 12
+                                                                    and strpos(v.content, q.quote) > 0)
              group by v.source_id);
+        v_sources := v_sources || v_wide;
         -- another speaker's turn is kept unless a forgotten belief quotes it or words within it; the
         -- turns it quotes, by speaker, time and words, are found again in texts waiting to be stored
         select coalesce(array_agg(t.source_version_id) filter (where not t.quoted and not t.forgotten), '{}'),
@@ -723,8 +729,13 @@ begin
         -- where they occur, but in the spans kept and in the forgotten turns (masked whole, below)
         select coalesce(array_agg(m.version), '{}'), coalesce(array_agg(m.span), '{}')
           into v_mask_version, v_mask_span
-          from beliefdb._quote_masks(v_ws, v_sources, v_quotes, v_keep_version || v_turn_version,
-                                     v_keep_span || v_turn_span) m;
+          from (select * from beliefdb._quote_masks(
+                           v_ws, array(select x from unnest(v_sources) x where not (x = any(v_wide))), v_quotes,
+                           v_keep_version || v_turn_version, v_keep_span || v_turn_span)
+                union all
+                select * from beliefdb._quote_masks(
+                           v_ws, v_wide, array(select q from unnest(v_quotes) q where length(q) >= 12),
+                           v_keep_version || v_turn_version, v_keep_span || v_turn_span)) m;
         -- a source is its owner's to change (rule 17): the quotes are masked in the sources the acting
         -- principal owns (an eraser's in any); in another's they stay, that owner's words, and are listed
         -- (kind kept: the version, how many times, whose). Else any principal could mask any words of
@@ -1284,8 +1295,9 @@ as $$
         select x.claim, x.n,
                case when beliefdb._over_spans(x.claim, s.spans)
                     then 'forgotten: this text of the source was forgotten, and is not stored again'
-                    -- (a text masked while it waited in the queue, stored since: its masks are no value)
-                    when x.claim ->> 'value' ~ '██'
+                    -- (a text masked while it waited in the queue, stored since: its masks are no value;
+                    -- one with a letter or digit besides, a progress bar's, is read as any other)
+                    when x.claim ->> 'value' ~ '██' and x.claim ->> 'value' !~ '[[:alnum:]]'
                     then 'forgotten: its value is text a forget masked (█), not a value'
                     else (select 'retracted: this text of the source was retracted'
                                  || coalesce(' (' || nullif(r.reason, '') || ')', '')
