@@ -515,8 +515,11 @@ class Model:
         if b.owner != actor:
             raise Refused("NotOwner")
         quotes = {q for _, _, q in b.evidence}
-        # the same words in any text of the workspace are the same data: every source holding them
-        sources = {n for n, s in self.sources.items() if any(q in v.text for v in s.versions for q in quotes)}
+        # the same words in any stored text of the workspace are the same data: every source holding them
+        # (its own evidence's sources, and those whose text still says them: not where they are masked already)
+        sources = {s for s, _, _ in b.evidence} | {
+            n for n, s in self.sources.items()
+            if any(q in v.text and q not in v.masked for v in s.versions for q in quotes)}
         # another belief's quote, elsewhere than a forgotten quote, is its own: kept, and an occurrence within
         # it with it (the same words here, where a quote is a whole sentence; ``masked`` keeps an occurrence
         # within a longer kept text too, as the database does)
