@@ -127,27 +127,12 @@ begin
     if exists (select from beliefdb.belief b
                 where b.workspace_id = v_ws
                   and b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
-       or exists (select from pg_temp.beliefdb_bulk_claim x
-                   where x.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]') then
+       or exists (select from pg_temp.beliefdb_bulk_claim x where beliefdb._one_spaced(x.value) <> x.value) then
         update pg_temp.beliefdb_bulk_claim c
            set value = s.value
           from (select x.n, x.ord,
-                       (select b.value
-                          from beliefdb.belief b
-                         where b.workspace_id = v_ws and b.subject = x.subject and b.attribute = x.attribute
-                           and b.scope = coalesce(x.scope, '{}')
-                           and b.provenance = coalesce(p_provenance, 'production')
-                           and b.value <> x.value
-                           and (b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]'
-                                or x.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
-                           and beliefdb._one_spaced(b.value) = beliefdb._one_spaced(x.value)
-                           and not exists (select from beliefdb.belief e
-                                            where e.workspace_id = v_ws and e.subject = x.subject
-                                              and e.attribute = x.attribute and e.scope = coalesce(x.scope, '{}')
-                                              and e.provenance = coalesce(p_provenance, 'production')
-                                              and e.value = x.value)
-                         order by b.status::text not in ('current', 'conflicting', 'expired'), b.recorded_at, b.id
-                         limit 1) as value
+                       beliefdb._stored_spelling(v_ws, coalesce(p_provenance, 'production'), x.subject, x.attribute,
+                                                 x.scope, x.value) as value
                   from pg_temp.beliefdb_bulk_claim x
                   join pg_temp.beliefdb_bulk_document d on d.n = x.n
                  where not exists (select from beliefdb.source o where o.workspace_id = v_ws and o.name = d.source)) s

@@ -454,13 +454,33 @@ as $$
 $$;
 comment on function beliefdb._one_spaced(text) is 'A value with each run of whitespace one space, trimmed';
 
--- A claim spelled as a belief of the workspace is: a value that is a belief's once every run of
--- whitespace in either is one space (a value stored before extracted values were spelled with single
--- spaces, or one given with double spaces or a tab) takes that belief's spelling, so that the claim is
--- that belief (unchanged, corroborating it) and never its rival. Only a belief of the claim's subject,
--- attribute, scope and world (p_world), and only when none has the claim's value as spelled: a believed
--- one first, then the earliest. Whether any belief is spelled so is asked of the index
--- belief_spaced_value (its predicate, written out here).
+-- The spelling of a claim's value that a belief of its subject, attribute, scope and world (p_world) has:
+-- a value that is the claim's once every run of whitespace in either is one space (a value stored before
+-- extracted values were spelled with single spaces, or one given with double spaces or a tab), a believed
+-- one first, then the earliest; null when none differs so, or when a belief has the value as spelled.
+create or replace function beliefdb._stored_spelling(p_workspace_id uuid, p_world beliefdb.provenance,
+                                                     p_subject text, p_attribute text, p_scope jsonb, p_value text)
+returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select b.value
+      from beliefdb.belief b
+     where b.workspace_id = p_workspace_id and b.subject = p_subject and b.attribute = p_attribute
+       and b.scope = coalesce(p_scope, '{}') and b.provenance = p_world
+       and b.value <> p_value and beliefdb._one_spaced(b.value) = beliefdb._one_spaced(p_value)
+       and not exists (select from beliefdb.belief e
+                        where e.workspace_id = p_workspace_id and e.subject = p_subject and e.attribute = p_attribute
+                          and e.scope = coalesce(p_scope, '{}') and e.provenance = p_world and e.value = p_value)
+     order by b.status::text not in ('current', 'conflicting', 'expired'), b.recorded_at, b.id
+     limit 1
+$$;
+comment on function beliefdb._stored_spelling(uuid, beliefdb.provenance, text, text, jsonb, text) is 'The spelling a belief of a claim''s subject, attribute, scope and world gives its value, differing only in its runs of whitespace (null: none, or one spelled as the claim is)';
+
+-- A claim spelled as a belief of the workspace is (beliefdb._stored_spelling): the claim is that belief
+-- (unchanged, corroborating it), never its rival. Asked only when a belief or a claim is spelled with a
+-- run of whitespace, a tab or a space at an end: whether a belief is, the index belief_spaced_value
+-- answers (its predicate, written out here).
 create or replace function beliefdb._stored_spellings(p_workspace_id uuid, p_world beliefdb.provenance, p_claims jsonb)
 returns jsonb
 language sql stable
@@ -471,29 +491,15 @@ as $$
                           where b.workspace_id = p_workspace_id
                             and b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
              and not exists (select from jsonb_array_elements(coalesce(p_claims, '[]')) c (claim)
-                              where c.claim ->> 'value' ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
+                              where beliefdb._one_spaced(c.claim ->> 'value') <> c.claim ->> 'value')
             then p_claims
         else (select coalesce(jsonb_agg(case when s.value is null then x.claim
                                              else jsonb_set(x.claim, '{value}', to_jsonb(s.value)) end
                                         order by x.n), '[]')
                 from jsonb_array_elements(p_claims) with ordinality as x (claim, n)
-                left join lateral (
-                    select b.value
-                      from beliefdb.belief b
-                     where b.workspace_id = p_workspace_id
-                       and b.subject = x.claim ->> 'subject' and b.attribute = x.claim ->> 'attribute'
-                       and b.scope = coalesce(x.claim -> 'scope', '{}') and b.provenance = p_world
-                       and b.value <> x.claim ->> 'value'
-                       and (b.value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]'
-                            or x.claim ->> 'value' ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]')
-                       and beliefdb._one_spaced(b.value) = beliefdb._one_spaced(x.claim ->> 'value')
-                       and not exists (select from beliefdb.belief e
-                                        where e.workspace_id = p_workspace_id
-                                          and e.subject = x.claim ->> 'subject' and e.attribute = x.claim ->> 'attribute'
-                                          and e.scope = coalesce(x.claim -> 'scope', '{}') and e.provenance = p_world
-                                          and e.value = x.claim ->> 'value')
-                     order by b.status::text not in ('current', 'conflicting', 'expired'), b.recorded_at, b.id
-                     limit 1) s on true)
+               cross join lateral beliefdb._stored_spelling(p_workspace_id, p_world, x.claim ->> 'subject',
+                                                            x.claim ->> 'attribute', x.claim -> 'scope',
+                                                            x.claim ->> 'value') as s (value))
     end
 $$;
 comment on function beliefdb._stored_spellings(uuid, beliefdb.provenance, jsonb) is 'Claims whose value is a belief''s of their subject, attribute, scope and world but for its runs of whitespace (and none is theirs as spelled), spelled as that belief is';
