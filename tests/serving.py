@@ -4,6 +4,7 @@ stdio client starts it)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -16,7 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
+from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from beliefdb import api
@@ -123,3 +126,20 @@ def follow_pages(client: Any, url: str, headers: Mapping[str, str]) -> tuple[lis
             links.append(link)
         url = link.split(";")[0].strip("<>") if link else ""
     return pages, links
+
+
+def tool_answer(memory: Any, name: str, arguments: Mapping[str, Any], *, error: bool = False) -> Any:
+    """The parsed answer of one call of the MCP tool ``name`` over ``memory``'s MCP server in memory (as
+    stdio's tools act), which must be a tool error (``error``) or must not."""
+    from beliefdb.interfaces.mcp import build
+
+    answers: list[Any] = []
+
+    async def run() -> None:
+        async with Client(build(local=memory)) as client:
+            result = await client.call_tool(name, dict(arguments))
+            assert result.is_error == error, result
+            answers.append(json.loads(result.content[0].text))  # type: ignore[union-attr]
+
+    anyio.run(run)
+    return answers[0]

@@ -7,7 +7,6 @@ Each now names the same instant in UTC (``+00:00``)."""
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterator
@@ -15,11 +14,9 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-import anyio
 from conftest import Cli
 from fastapi.testclient import TestClient
-from mcp.client import Client
-from serving import bearer
+from serving import bearer, tool_answer
 
 import beliefdb
 
@@ -48,19 +45,8 @@ def in_berlin() -> Iterator[None]:
 
 
 def tool(bdb: beliefdb.BeliefDB, name: str, arguments: dict[str, Any]) -> Any:
-    """One MCP tool call's parsed answer, over the MCP server of ``bdb``."""
-    from beliefdb.interfaces.mcp import build
-
-    answers: list[Any] = []
-
-    async def run() -> None:
-        async with Client(build(local=bdb)) as client:
-            result = await client.call_tool(name, arguments)
-            assert not result.is_error, result
-            answers.append(json.loads(result.content[0].text))
-
-    anyio.run(run)
-    return answers[0]
+    """The parsed answer of one call of the MCP tool ``name``."""
+    return tool_answer(bdb, name, arguments, error=False)
 
 
 def said_in_utc(answer: dict[str, Any]) -> None:

@@ -5,14 +5,11 @@ library; so is a blank source or subject to retract or forget (they were 404, "s
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import anyio
 import pytest
 from fastapi.testclient import TestClient
-from mcp.client import Client
-from serving import bearer
+from serving import bearer, tool_answer
 
 import beliefdb
 from beliefdb import errors
@@ -20,18 +17,9 @@ from beliefdb import errors
 POLICY = "The restocking fee is 10%."
 
 
-def tool(bdb: beliefdb.BeliefDB, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def tool(bdb: beliefdb.BeliefDB, name: str, arguments: dict[str, Any]) -> Any:
     """The tool error of calling ``name`` (in-memory, as stdio's tools act)."""
-    from beliefdb.interfaces.mcp import build
-
-    async def run() -> dict[str, Any]:
-        async with Client(build(local=bdb)) as client:
-            result = await client.call_tool(name, arguments)
-            assert result.is_error, result
-            said: dict[str, Any] = json.loads(result.content[0].text)  # type: ignore[union-attr]
-            return said
-
-    return anyio.run(run)
+    return tool_answer(bdb, name, arguments, error=True)
 
 
 def test_an_empty_or_blank_filter_of_beliefs_is_refused(bdb: beliefdb.BeliefDB, http_client: TestClient,

@@ -10,21 +10,23 @@ from conftest import Cli
 import beliefdb
 
 
+def remember(bdb: beliefdb.BeliefDB, source: str, quote: str, value: str) -> str:
+    """An official belief of the return window, quoted from ``quote`` (the text of ``source``): its id."""
+    report = bdb.remember(f"returns window is {value}", "returns", "window", value, quote, source=source,
+                          text=quote + "\n", authority="official")
+    (accepted,) = report.accepted
+    return str(accepted.id)
+
+
 def _rejected_story(bdb: beliefdb.BeliefDB) -> dict[str, str]:
     """A decision on a 30-day window, superseded by a stronger 60-day one: the decision is flagged and
     then rejected (its scheduled action cancelled, the one done stays done)."""
-    def remember(source: str, quote: str, value: str) -> str:
-        report = bdb.remember(f"returns window is {value}", "returns", "window", value, quote, source=source,
-                              text=quote + "\n", authority="official")
-        (accepted,) = report.accepted
-        return str(accepted.id)
-
-    old = remember("policy-a", "Returns within 30 days.", "30 days")
+    old = remember(bdb, "policy-a", "Returns within 30 days.", "30 days")
     decision = bdb.decide("Refuse Carla's return", because=[old])
     email = bdb.act(decision.id, "Email Carla the refusal")
     logged = bdb.act(decision.id, "Log the refusal")
     bdb.record_outcome(logged.id, "succeeded")
-    new = remember("policy-b", "Returns within 60 days.", "60 days")
+    new = remember(bdb, "policy-b", "Returns within 60 days.", "60 days")
     (item,) = [r for r in bdb.review_items() if r.kind == "decision_flagged"]
     bdb.resolve_review(item.id, "rejected")
     return {"old": old, "new": new, "decision": str(decision.id), "email": str(email.id), "logged": str(logged.id)}
@@ -52,16 +54,10 @@ def test_impact_says_a_rejected_decision_and_a_cancelled_action_stay_so(cli: Cli
 
 def test_a_flagged_decision_and_its_held_action_would_hold_again_and_stay_flagged_and_held(
         cli: Cli, bdb: beliefdb.BeliefDB) -> None:
-    def remember(source: str, quote: str, value: str) -> str:
-        report = bdb.remember(f"returns window is {value}", "returns", "window", value, quote, source=source,
-                              text=quote + "\n", authority="official")
-        (accepted,) = report.accepted
-        return str(accepted.id)
-
-    old = remember("policy-a", "Returns within 30 days.", "30 days")
+    old = remember(bdb, "policy-a", "Returns within 30 days.", "30 days")
     decision = bdb.decide("Refuse Carla's return", because=[old])
     bdb.act(decision.id, "Email Carla the refusal")
-    new = remember("policy-b", "Returns within 60 days.", "60 days")
+    new = remember(bdb, "policy-b", "Returns within 60 days.", "60 days")
     text = cli("impact", new).stdout
     assert "[needs_review] — flagged: needs review, would hold again (stays flagged until a person reviews it)" \
            in text

@@ -7,14 +7,11 @@ a body over the server's limit is 413 payload_too_large: it is 413 payload_too_l
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import anyio
 import pytest
 from fastapi.testclient import TestClient
-from mcp.client import Client
-from serving import bearer
+from serving import bearer, tool_answer
 
 import beliefdb
 from beliefdb import errors
@@ -30,18 +27,9 @@ def small_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BELIEFDB_INGEST_MAX_BYTES", str(LIMIT))
 
 
-def tool(bdb: beliefdb.BeliefDB, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def tool(bdb: beliefdb.BeliefDB, name: str, arguments: dict[str, Any]) -> Any:
     """The tool error of calling ``name`` (in-memory, as stdio's tools act)."""
-    from beliefdb.interfaces.mcp import build
-
-    async def run() -> dict[str, Any]:
-        async with Client(build(local=bdb)) as client:
-            result = await client.call_tool(name, arguments)
-            assert result.is_error, result
-            said: dict[str, Any] = json.loads(result.content[0].text)  # type: ignore[union-attr]
-            return said
-
-    return anyio.run(run)
+    return tool_answer(bdb, name, arguments, error=True)
 
 
 def test_a_text_over_the_limit_is_said_in_each_doors_words(bdb: beliefdb.BeliefDB, http_client: TestClient,
