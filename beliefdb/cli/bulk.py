@@ -14,10 +14,9 @@ import typer
 from beliefdb import render
 from beliefdb.api import BeliefDB
 from beliefdb.api.bulk import DEFAULT_BATCH as DEFAULT_BATCH
-from beliefdb.cli.common import print_skipped, skipped_files
+from beliefdb.cli.common import failure_line, print_skipped, skipped_files
 from beliefdb.models import BulkReport
 from beliefdb.render.bulk import bulk_summary
-from beliefdb.render.terminal import plain
 
 #: what --help says of batches (the ingest command's --batch and --bulk options)
 BATCH_HELP = ("With --bulk: documents per transaction (one audit event each). A file that cannot be read (too"
@@ -51,8 +50,7 @@ def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str |
     typer.echo(summary(report))
     print_skipped(skipped_files(paths, False), False)
     for failure in report.failed:  # (one line each, as a plain ingest of several files says them)
-        said = failure.message if failure.message.startswith(failure.path) else f"{failure.path}: {failure.message}"
-        typer.echo(f"error: {plain(said)}", err=True)
+        typer.echo(failure_line(failure), err=True)
     if report.failed:
         raise typer.Exit(1)
 

@@ -21,6 +21,7 @@ import typer
 from beliefdb import api, render
 from beliefdb.api import BeliefDB, connect
 from beliefdb.errors import BeliefDBError
+from beliefdb.models import IngestFailure
 from beliefdb.render.terminal import plain
 from beliefdb.vocabulary import Authority as Authority  # option types, listed in beliefdb.vocabulary
 from beliefdb.vocabulary import Label as Label
@@ -357,3 +358,10 @@ def print_skipped(files: list[tuple[str, str]], chat: bool) -> None:
         typer.echo(f"{len(files)} file(s) skipped (ingest reads {reads} files):")
         for path, why in files:
             typer.echo(f"  {plain(path)}: {why}")
+
+
+def failure_line(failure: IngestFailure, *, alone: bool = False) -> str:
+    """The error line of a file an ingest of several refused, naming the file unless its message does (a
+    failure of the extractor's endpoint does not) or it was the one file given (``alone``)."""
+    named = alone or failure.message.startswith((f"{failure.path}:", f"{failure.path} "))
+    return f"error: {plain(failure.message if named else f'{failure.path}: {failure.message}')}"

@@ -60,6 +60,7 @@ from beliefdb.cli.common import (
     TextFormat,
     asks_json,
     errors,
+    failure_line,
     file_path,
     page_cursor,
     parse_time,
@@ -76,7 +77,6 @@ from beliefdb.cli.common import (
 from beliefdb.errors import InvalidInput, wording
 from beliefdb.models import IngestFailure, IngestReport
 from beliefdb.render import pictures
-from beliefdb.render.terminal import plain
 
 HELP = "Agent memory that knows why it believes something, and what must change when it is wrong."
 
@@ -286,10 +286,8 @@ def ingest(
     else:
         for r in results:
             if isinstance(r, IngestFailure):
-                # among several files, which one (a failure of the extractor's endpoint does not name it)
-                named = ((len(paths) == 1 and not paths[0].is_dir() and len(results) == 1)
-                         or r.message.startswith((f"{r.path}:", f"{r.path} ")))
-                typer.echo(f"error: {plain(r.message if named else f'{r.path}: {r.message}')}", err=True)
+                alone = len(paths) == 1 and not paths[0].is_dir() and len(results) == 1
+                typer.echo(failure_line(r, alone=alone), err=True)
             else:
                 typer.echo(render.ingest_report(r))
         print_skipped(skipped, chat)
