@@ -405,8 +405,9 @@ class Model:
         rivals as the version leaves them (rules 3 and 8: one whose text it dropped meets no rival).
         READING: the claims of one text that say the same are one belief, also in a text not in force (the
         history a retracted source's new text makes is one belief per claim, which its other sentences of
-        that claim corroborate)."""
-        source, touched, history = self.sources[name], [], set()
+        that claim corroborate), also when settling an earlier one of them superseded it (rule 18: the same
+        words of one version rank the same, so a second belief would only lose again)."""
+        source, touched, history, made = self.sources[name], [], set(), set()
         version = source.versions[number - 1]
         for key in claims:
             quote, claim = SENTENCES[key]
@@ -427,6 +428,8 @@ class Model:
                 # neither repeats nor says again) takes the claim's evidence
                 said = {SENTENCES[k][1] for k in claims}
                 live = [b for b in same if b.status == "superseded" and self.falls_back(b, name, number, said)]
+            if not live:
+                live = [b for b in same if b.status == "superseded" and b.id in made]
             if live:
                 b = min(live, key=lambda o: (o.recorded, o.id))  # the database's order: uuids compare as bytes
                 b.evidence.add(evidence)
@@ -439,6 +442,7 @@ class Model:
                 report.accepted.append((b.id, claim.value))
                 if self.in_force(name) != number:
                     history.add(b.id)
+            made.add(b.id)
             # a version that is not in force (a retracted source's new text) is history: its claims, new
             # or corroborating, change nothing anyone settled
             touched += [b.id, *(self.settle(b.id) if self.in_force(name) == number else [])]

@@ -593,6 +593,9 @@ declare
     v_fragments uuid[] := '{}';
     v_world beliefdb.provenance;
     v_in_force boolean := beliefdb.in_force(p_workspace_id, p_source_version_id);
+    -- (a conversation's claims rank by their turn: the same words said again later are a new belief,
+    -- which may win where the earlier one lost; a document's are one belief, ranked as its version)
+    v_conversation boolean;
     -- (when to look at the planner's statistics again: 64, 256, 1024, ... claims)
     v_restat bigint := 64;
     -- the claims stored set-based (claim number, the belief it makes or corroborates, whether new, its
@@ -601,13 +604,16 @@ declare
     v_set_ids uuid[];
     v_set_new boolean[];
     v_set_fragments uuid[];
+    -- (whether it leads its subject and attribute: the one claim there, or the first of a repeated
+    -- one, settled once for all)
+    v_set_leads boolean[];
     v_accepted_n bigint[] := '{}';
     v_corroborated_n bigint[] := '{}';
     -- by claim number, whether it was stored set-based (v_set_n): `= any(v_set_n)` for every claim
     -- of the loop read the whole list each time, 64 million comparisons for 8,000 claims
     v_set_mark boolean[];
 begin
-    select v.content, s.provenance into v_content, v_world
+    select v.content, s.provenance, s.origin_type = 'conversation' into v_content, v_world, v_conversation
       from beliefdb.source_version v
       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
      where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
@@ -647,21 +653,30 @@ begin
     -- theirs alone), through the gate, a valid time in range, and either a claim (subject, attribute,
     -- value, scope, valid time, world) no belief of the workspace has ever been (a new belief), or one
     -- a belief believed now (or expired) is and that was never recorded from this fragment (it
-    -- corroborates the first such belief, as the loop would find it). Each statement below stores all
-    -- of them at once, as the loop would one by one (its row triggers and one audit event per
-    -- statement, not per claim); then each is settled (rule 8) in claim order. Every other claim goes
-    -- through the loop, as before.
+    -- corroborates the first such belief, as the loop would find it). So too a document's claims that
+    -- all say the same on their subject and attribute (a line repeated through a file): the first is
+    -- stored as above and the others corroborate its belief, as the loop would one by one, and it is
+    -- settled once, with all their evidence: the same words of one version rank the same, so settling
+    -- it again after each changed nothing (a file of 300,000 such lines took the loop 600 s, every
+    -- write to the workspace waiting). Each statement below stores all of them at once, as the loop
+    -- would one by one (its row triggers and one audit event per statement, not per claim); then each
+    -- is settled (rule 8) in claim order. Every other claim goes through the loop, as before.
     with c as (
-        select x.n, x.claim, (x.claim ->> 'start')::integer as s, (x.claim ->> 'end')::integer as e,
-               -- (one that ends before it starts is taken as empty here: the loop below refuses it in words)
-               case when (x.claim ->> 'valid_from')::timestamptz > (x.claim ->> 'valid_to')::timestamptz
-                    then 'empty'::tstzrange
-                    else tstzrange((x.claim ->> 'valid_from')::timestamptz, (x.claim ->> 'valid_to')::timestamptz, '[)')
-               end as valid,
-               count(*) over (partition by x.claim ->> 'subject', x.claim ->> 'attribute') as same_topic
-          from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
+        select x.n, x.claim, x.s, x.e, x.valid,
+               count(*) over (partition by x.subject, x.attribute) as same_topic,
+               count(*) over (partition by x.subject, x.attribute, x.value, x.scope, x.valid) as same_claim
+          from (select x.n, x.claim, (x.claim ->> 'start')::integer as s, (x.claim ->> 'end')::integer as e,
+                       x.claim ->> 'subject' as subject, x.claim ->> 'attribute' as attribute,
+                       x.claim ->> 'value' as value, coalesce(x.claim -> 'scope', '{}') as scope,
+                       -- (one that ends before it starts is taken as empty here: the loop below refuses it in words)
+                       case when (x.claim ->> 'valid_from')::timestamptz > (x.claim ->> 'valid_to')::timestamptz
+                            then 'empty'::tstzrange
+                            else tstzrange((x.claim ->> 'valid_from')::timestamptz,
+                                           (x.claim ->> 'valid_to')::timestamptz, '[)')
+                       end as valid
+                  from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)) x
     ), k as (
-        select c.n, f.id as fragment_id,
+        select c.n, c.claim, f.id as fragment_id,
                (select b.id
                   from beliefdb.belief b
                  where b.workspace_id = p_workspace_id
@@ -680,26 +695,42 @@ begin
                               where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
                                 and f.start_offset = v_starts[c.n] and f.end_offset = v_ends[c.n]
                              offset 0) f
-         where c.same_topic = 1 and not isempty(c.valid)
+         where (c.same_topic = 1 or (c.same_topic = c.same_claim and not v_conversation)) and not isempty(c.valid)
            and v_starts[c.n] is not null and v_actual[c.n] = c.claim ->> 'quote'
            and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00')
            and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 23:59:59.999999+00')
+    ), m as (
+        -- (those the loop would not find unchanged: a claim recorded from its fragment before, or a
+        -- second claim of the same fragment, is the loop's, which says so; the first of each subject
+        -- and attribute left leads: it makes the new belief the others corroborate)
+        select k.n, k.claim, k.fragment_id, k.existing,
+               min(k.n) over (partition by k.claim ->> 'subject', k.claim ->> 'attribute') as leader
+          from (select k.*, row_number() over (partition by k.claim ->> 'subject', k.claim ->> 'attribute',
+                                                            k.fragment_id order by k.n) as nth
+                  from k) k
+          left join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = k.existing
+         where k.nth = 1
+           and (k.existing is null
+                or (b.status::text in ('current', 'conflicting', 'expired')
+                    and not exists (select from beliefdb.evidence e
+                                      join beliefdb.belief o on o.workspace_id = e.workspace_id and o.id = e.belief_id
+                                     where e.workspace_id = p_workspace_id and e.fragment_id = k.fragment_id
+                                       and o.subject = b.subject and o.attribute = b.attribute and o.value = b.value
+                                       and o.scope = b.scope and o.valid_time = b.valid_time
+                                       and o.provenance = b.provenance)))
+    ), fresh as (
+        -- (one new id a leader that makes a new belief)
+        select l.leader, pg_catalog.gen_random_uuid() as id
+          from (select distinct m.leader from m where m.existing is null) l
     )
-    select coalesce(array_agg(k.n order by k.n), '{}'),
-           coalesce(array_agg(coalesce(k.existing, gen_random_uuid()) order by k.n), '{}'),
-           coalesce(array_agg(k.existing is null order by k.n), '{}'),
-           coalesce(array_agg(k.fragment_id order by k.n), '{}')
-      into v_set_n, v_set_ids, v_set_new, v_set_fragments
-      from k
-      left join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = k.existing
-     where k.existing is null
-        or (b.status::text in ('current', 'conflicting', 'expired')
-            and not exists (select from beliefdb.evidence e
-                              join beliefdb.belief o on o.workspace_id = e.workspace_id and o.id = e.belief_id
-                             where e.workspace_id = p_workspace_id and e.fragment_id = k.fragment_id
-                               and o.subject = b.subject and o.attribute = b.attribute and o.value = b.value
-                               and o.scope = b.scope and o.valid_time = b.valid_time
-                               and o.provenance = b.provenance));
+    select coalesce(array_agg(m.n order by m.n), '{}'),
+           coalesce(array_agg(coalesce(m.existing, fresh.id) order by m.n), '{}'),
+           coalesce(array_agg(m.existing is null and m.n = m.leader order by m.n), '{}'),
+           coalesce(array_agg(m.fragment_id order by m.n), '{}'),
+           coalesce(array_agg(m.n = m.leader order by m.n), '{}')
+      into v_set_n, v_set_ids, v_set_new, v_set_fragments, v_set_leads
+      from m
+      left join fresh on fresh.leader = m.leader;
     if cardinality(v_set_n) > 0 then
         -- (the new ones' node rows first, in one statement: create_node finds them there)
         insert into beliefdb.node (workspace_id, id, kind)
@@ -740,7 +771,7 @@ begin
                 v_corroborated_n := array_append(v_corroborated_n, v_set_n[v_i]);
             end if;
             v_touched := array_append(v_touched, v_belief);
-            if v_in_force then
+            if v_in_force and v_set_leads[v_i] then
                 v_settles := array_append(v_settles, beliefdb._settle(p_workspace_id, v_belief)
                                                      || jsonb_build_object('corroborating', not v_set_new[v_i]));
             end if;
@@ -824,6 +855,23 @@ begin
                     and beliefdb._falls_back(p_workspace_id, b.id, p_source_version_id, p_claims)))
          order by b.status = 'superseded', b.recorded_at, b.id
          limit 1;
+        -- the claims of one document that say the same are one belief (rule 18), also when rule 8
+        -- superseded it as this call settled an earlier one of them: the same words of the same
+        -- version rank the same, so a second belief would only lose again (four lines of one file
+        -- that lost to an official source were four superseded beliefs)
+        if v_belief is null and not v_conversation then
+            select b.id into v_belief
+              from beliefdb.belief b
+             where b.workspace_id = p_workspace_id
+               and b.subject = v_claim ->> 'subject' and b.attribute = v_claim ->> 'attribute'
+               and b.value = v_claim ->> 'value'
+               and b.scope = coalesce(v_claim -> 'scope', '{}')
+               and b.valid_time = v_valid and b.provenance = v_world
+               and b.status = 'superseded'
+               and b.id = any(v_touched)
+             order by b.recorded_at, b.id
+             limit 1;
+        end if;
 
         if v_belief is not null then
             if beliefdb._add_evidence(p_workspace_id, v_belief, v_fragment) then

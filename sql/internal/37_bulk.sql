@@ -186,7 +186,8 @@ begin
         n integer not null, ord integer not null, s integer, e integer, actual text, claim jsonb not null,
         subject text not null, attribute text not null, valid tstzrange, eligible boolean not null default false,
         belief_id uuid, fragment_id uuid, justification_id uuid, round integer, outcome text,
-        rival boolean not null default false, primary key (n, ord)) on commit drop;
+        rival boolean not null default false, repeats boolean not null default false, primary key (n, ord))
+        on commit drop;
     -- (the claims one _bulk_settle call settles, and what each settled; their rivals)
     create temporary table if not exists beliefdb_bulk_due (
         n integer not null, ord integer not null, belief_id uuid not null, outcome text, settled text,
@@ -445,9 +446,32 @@ begin
     -- decides it one by one, in rounds: round r holds the r-th claim of the run (in document and
     -- claim order) on each subject and attribute, so the claims of one round meet none of each
     -- other's, and each meets the ones before it on its subject and attribute as one by one.
-    update pg_temp.beliefdb_bulk_first_claim c set round = x.round
-      from (select t.n, t.ord, row_number() over (partition by t.subject, t.attribute order by t.n, t.ord) as round
-              from pg_temp.beliefdb_bulk_first_claim t where not t.eligible) x
+    -- A claim that says again what the claim before it on its subject and attribute said, in the same
+    -- document (not a conversation: there a later turn ranks higher), through the gate both, at a
+    -- fragment of its own, repeats it: the repeats of one claim share the round after it, each
+    -- corroborating the belief it made or corroborated, and settle nothing (the same words of one
+    -- version rank the same: settled again, it changed nothing). A line repeated through a file was
+    -- a round each, a file of 10,000 such lines past the 600 s timeout.
+    update pg_temp.beliefdb_bulk_first_claim c set round = x.round, repeats = x.repeats
+      from (select y.n, y.ord, y.repeats,
+                   sum(case when not y.repeats or not y.after_repeat then 1 else 0 end)
+                       over (partition by y.subject, y.attribute order by y.n, y.ord) as round
+              from (select z.n, z.ord, z.subject, z.attribute, z.repeats,
+                           coalesce(lag(z.repeats) over (partition by z.subject, z.attribute order by z.n, z.ord),
+                                    false) as after_repeat
+                      from (select t.n, t.ord, t.subject, t.attribute,
+                                   coalesce(p_origin, 'document') <> 'conversation' and t.passes
+                                   and t.first_at_fragment
+                                   and coalesce(lag(t.passes) over w and lag(t.n) over w = t.n
+                                                and lag(t.claim ->> 'value') over w = t.claim ->> 'value'
+                                                and lag(t.claim -> 'scope') over w = t.claim -> 'scope'
+                                                and lag(t.valid) over w = t.valid, false) as repeats
+                              from (select t.*, t.s is not null and t.actual = t.claim ->> 'quote' and t.valid is not null as passes,
+                                           row_number() over (partition by t.subject, t.attribute, t.n, t.s, t.e,
+                                                                           t.claim ->> 'value', t.claim -> 'scope', t.valid
+                                                              order by t.ord) = 1 as first_at_fragment
+                                      from pg_temp.beliefdb_bulk_first_claim t where not t.eligible) t
+                            window w as (partition by t.subject, t.attribute order by t.n, t.ord)) z) y) x
      where x.n = c.n and x.ord = c.ord;
     for v_round in 1 .. coalesce((select max(c.round) from pg_temp.beliefdb_bulk_first_claim c), 0) loop
         -- the gate, again: Python found the offsets, the database checks them
@@ -493,8 +517,14 @@ begin
                            and b.subject = t.subject and b.attribute = t.attribute
                            and b.value = t.claim ->> 'value' and b.scope = t.claim -> 'scope'
                            and b.valid_time = t.valid and b.provenance = v_world
-                           and b.status::text in ('current', 'conflicting', 'expired')
-                         order by b.recorded_at, b.id
+                           and (b.status::text in ('current', 'conflicting', 'expired')
+                                -- (or, in a document, the belief an earlier claim of it made or
+                                -- corroborated, also superseded since: one belief, as _add_claims)
+                                or (b.status = 'superseded' and coalesce(p_origin, 'document') <> 'conversation'
+                                    and b.id in (select o.belief_id from pg_temp.beliefdb_bulk_first_claim o
+                                                  where o.n = t.n and o.round < v_round
+                                                    and o.outcome in ('new', 'corroborated'))))
+                         order by b.status = 'superseded', b.recorded_at, b.id
                          limit 1) as same
                   from pg_temp.beliefdb_bulk_first_claim t
                  where t.round = v_round and t.outcome is null) m
@@ -559,7 +589,7 @@ begin
         truncate pg_temp.beliefdb_bulk_due;
         insert into pg_temp.beliefdb_bulk_due (n, ord, belief_id, outcome)
         select c.n, c.ord, c.belief_id, c.outcome from pg_temp.beliefdb_bulk_first_claim c
-         where c.round = v_round and c.outcome in ('new', 'corroborated')
+         where c.round = v_round and c.outcome in ('new', 'corroborated') and not c.repeats
            and exists (select from beliefdb.belief b
                         where b.workspace_id = p_workspace_id and b.subject = c.subject
                           and b.attribute = c.attribute and b.id <> c.belief_id
