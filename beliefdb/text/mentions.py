@@ -10,18 +10,16 @@ import re
 from typing import Final
 
 from beliefdb.text.extractor import normalise_name
+from beliefdb.text.said_values import LEAD_DET_RE, POINTER_RE, said_thing
 from beliefdb.text.self_statements import (
     _ADVERB,
     _AGE,
     _APOS,
-    _LEAD_DET_RE,
     _NOT_A_VALUE_RE,
     _NUMBER,
     _PEOPLE_AND_PETS,
-    _POINTER_RE,
     _WE,
     Found,
-    _thing,
     _without_fillers,
     _years,
 )
@@ -96,7 +94,7 @@ def replacement(sentence: str) -> tuple[str, str] | None:
     for pattern in _REPLACEMENT_RES:
         m = pattern.match(body)
         if m is not None:
-            old, new = _thing(m.group("old")), _thing(m.group("new"))
+            old, new = said_thing(m.group("old")), said_thing(m.group("new"))
             return (old, new) if old and new else None
     return None
 
@@ -109,7 +107,7 @@ def bare_switch(sentence: str) -> bool:
     """Whether ``sentence`` is a switch to a thing it does not name the kind of ("I switched to rooibos",
     lower-case, no article): the turn extractor gives it the speaker's favourite, the habit it changes."""
     m = _BARE_SWITCH_RE.match(_without_fillers(sentence))
-    return m is not None and m.group("x")[:1].islower() and _LEAD_DET_RE.match(m.group("x")) is None \
+    return m is not None and m.group("x")[:1].islower() and LEAD_DET_RE.match(m.group("x")) is None \
         and not re.match(r"(?:my|our|your|their|his|her)\b", m.group("x"))
 
 
@@ -120,4 +118,4 @@ def relations(sentence: str) -> list[tuple[str, str]]:
 
 def plain_value(value: str) -> bool:
     """Whether a third-person value names something, not a state or an act ("parked outside, ...")."""
-    return _NOT_PLAIN_RE.match(value.strip()) is None and _POINTER_RE.match(value.strip()) is None
+    return _NOT_PLAIN_RE.match(value.strip()) is None and POINTER_RE.match(value.strip()) is None

@@ -42,9 +42,7 @@ skipped; a change in the perfect tense read as said in the past, "I've moved to 
   (:func:`beliefdb.text.mentions.pronoun_age`) is too when the speaker gave an age to one relation
   she can be before
 
-A value ends at a clause (", ", " and ", " because ", " not ", ...) and loses trailing time phrases ("last
-month", "a couple of weeks ago", "these days", "every Tuesday"), a leading article only at its
-start (never letters inside a name), and is no value when it points elsewhere ("their fries"), so
+A value ends where :mod:`beliefdb.text.said_values` says (a clause, a trailing time phrase), so
 "I moved to Berlin last month" says ``lives_in`` = ``Berlin``.
 """
 
@@ -56,6 +54,7 @@ from typing import Final
 
 from beliefdb.text.extractor import normalise_name
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
+from beliefdb.text.said_values import CLAUSE_END_RE, LEAD_DET_RE, said_name, said_thing, said_value
 
 __all__ = ["FIRST_PERSON_RE", "Found", "first_person", "self_statement"]
 
@@ -77,20 +76,6 @@ FIRST_PERSON_RE: Final = re.compile(rf"(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|we|we{_A
                                     re.IGNORECASE)
 """A sentence (fillers skipped) that starts in the first person: not for the third-person rules."""
 
-_CLAUSE_END_RE: Final = re.compile(
-    r"\s*(?:[,;:(—]|\s-\s|\b(?:and|but|because|since|so|which|who|where|when|while|though|although|after|"
-    r"before|until|as|if|with|for|to be)\b|(?<=\s)not\b).*$", re.IGNORECASE)  # ("Lisbon not Porto": Lisbon)
-_TIME_TAIL_RE: Final = re.compile(
-    r"\s+(?:(?:last|this|next|past)\s+\w+|\d+\s+\w+\s+ago|a\s+(?:few\s+|couple\s+(?:of\s+)?)?\w+\s+ago|"
-    r"(?:a\s+)?(?:couple|few)\s+(?:of\s+)?\w+\s+ago|these days|nowadays|yesterday|today|tonight|"
-    r"(?:once|twice|\w+\s+times)\s+a\s+\w+|every\s+(?:single\s+)?\w+|"
-    r"recently|now|already|again|too|anymore|any more|as well|lately|(?:in|on|since|around|about|from)\s+"
-    r"(?:\d{4}|january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|spring|summer|autumn|fall|winter)\b.*)$",
-    re.IGNORECASE)
-_LEAD_DET_RE: Final = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)  # anchored: "Tundra Foods" keeps its "a"
-# a value that points at something said elsewhere ("we use their fries") names nothing
-_POINTER_RE: Final = re.compile(r"(?:their|his|her|its|this|that|these|those|them|it|theirs|one)\b", re.IGNORECASE)
 _NUMBER: Final = r"(?P<n>\d+(?:[.,]\d+)?)"
 _AGE: Final = rf"(?P<n>\d+|{NUMBER_WORD})"  # an age: "5", "five", "twenty-one"
 
@@ -111,7 +96,6 @@ _PEOPLE_AND_PETS: Final = frozenset({
     "puppy", "kitten", "niece", "nephew", "cousin", "friend", "boyfriend", "girlfriend", "twin", "aunt", "uncle",
 })
 _DIETS: Final = frozenset({"vegetarian", "vegan", "pescatarian", "keto", "gluten-free", "lactose intolerant"})
-_MAX_VALUE_WORDS: Final = 8
 # "I have 4 because ...", "I have 5 of my friends": no thing counted
 _FUNCTION_WORDS: Final = frozenset({"because", "of", "in", "at", "to", "for", "and", "or", "but", "so", "more", "less",
                                     "other", "different", "left", "already", "now", "too", "times"})
@@ -125,45 +109,16 @@ _NOT_A_VALUE_RE: Final = re.compile(
 Found = tuple[str, str]  # (attribute, value)
 
 
-def _value(raw: str) -> str | None:
-    """A value cut at the end of its clause, without trailing time phrases, determiners or stops."""
-    value = _CLAUSE_END_RE.sub("", raw.strip())
-    while True:
-        shorter = _TIME_TAIL_RE.sub("", value)
-        if shorter == value:
-            break
-        value = shorter
-    value = value.strip(" .!\"'“”‘’*`")
-    if not value or len(value.split()) > _MAX_VALUE_WORDS or _POINTER_RE.match(value):
-        return None
-    return value
-
-
-def _thing(raw: str) -> str | None:
-    """A value without a leading article ("the annual plan" -> "annual plan")."""
-    value = _value(raw)
-    return _LEAD_DET_RE.sub("", value, count=1) if value is not None else None
-
-
-_NAME_RE: Final = re.compile(r"[A-Z][\w&.'-]*(?:\s+[A-Z0-9][\w&.'-]*)*")  # case-sensitive: capitalised words
-
-
-def _name(raw: str) -> str | None:
-    """The capitalised words a value starts with ("Quill Press keeps me busy" -> "Quill Press")."""
-    m = _NAME_RE.match(raw.strip())
-    return _thing(m.group(0)) if m is not None else None
-
-
 def _named(attribute: str, value: str | None) -> Found | None:
     return (attribute, value) if value else None
 
 
 def _switched(m: re.Match[str]) -> Found | None:
     raw = m.group("x")
-    value = _thing(raw)
+    value = said_thing(raw)
     if value is None:
         return None
-    if _LEAD_DET_RE.match(raw.strip()) or raw.strip().lower().startswith(("our ", "my ")):
+    if LEAD_DET_RE.match(raw.strip()) or raw.strip().lower().startswith(("our ", "my ")):
         value = re.sub(r"^(?:our|my)\s+", "", value, flags=re.IGNORECASE)
         last = normalise_name(value.split()[-1])
         if last and len(value.split()) >= 2:
@@ -185,11 +140,11 @@ def _my_thing(m: re.Match[str]) -> Found | None:
     if _NOT_A_VALUE_RE.match(raw.strip()):
         return None
     number = re.fullmatch(rf"{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?",
-                          _CLAUSE_END_RE.sub("", raw.strip()), re.IGNORECASE)
+                          CLAUSE_END_RE.sub("", raw.strip()), re.IGNORECASE)
     attribute = normalise_name(noun)
     if number is not None and normalise_name(words[-1]) in _PEOPLE_AND_PETS:
         return _named(f"{attribute}_age", _years(number))
-    return _named(attribute, _thing(raw))
+    return _named(attribute, said_thing(raw))
 
 
 def _one_spelling(words: str) -> str:
@@ -212,7 +167,7 @@ def _no_longer(m: re.Match[str]) -> Found | None:
                                (r"use\s+(.+)", "uses")):
         hit = re.fullmatch(pattern, rest, re.IGNORECASE)
         if hit is not None:
-            value = _thing(hit.group(1))
+            value = said_thing(hit.group(1))
             return _named(attribute, f"not {value}" if value else None)
     had = re.fullmatch(r"(?:have|own)\s+(?:any\s+)?(?P<x>[a-z]+)", rest, re.IGNORECASE)
     if had is not None and (none := _none_of(had.group("x"))) is not None:
@@ -222,9 +177,9 @@ def _no_longer(m: re.Match[str]) -> Found | None:
         return "diet", f"not {diet.group(1).lower()}"
     allergic = re.fullmatch(r"allergic\s+to\s+(.+)", rest, re.IGNORECASE)
     if allergic is not None:
-        what = normalise_name(_thing(allergic.group(1)) or "")
+        what = normalise_name(said_thing(allergic.group(1)) or "")
         return _named(f"allergic_to_{what}", "no" if what else None)
-    verb = _value(rest)
+    verb = said_value(rest)
     attribute = normalise_name(verb or "")
     return _named(attribute, "no") if attribute and len(attribute.split("_")) <= 4 else None
 
@@ -234,9 +189,9 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (rf"(?:{_WE}\s+|{_I_AM}\s+)no longer\s+(?P<x>.+)", _no_longer),
         (rf"(?:{_WE}\s+don{_APOS}t|{_I_AM}\s+not)\s+(?P<x>.+?)\s+any\s?more", _no_longer),
         (rf"{_WE}\s+{_ADVERB}(?:moved|relocated)\s+(?:back\s+)?(?:from\s+[A-Z][^,]*?\s+)?to\s+(?!the\s+\w+\s+plan)"
-         r"(?P<x>[A-Z].+)", lambda m: _named("lives_in", _thing(m.group("x")))),
+         r"(?P<x>[A-Z].+)", lambda m: _named("lives_in", said_thing(m.group("x")))),
         (rf"(?:{_WE}\s+{_ADVERB}live|{_I_AM}\s+{_ADVERB}(?:living|based|staying)|we{_APOS}re\s+{_ADVERB}(?:living|based))"
-         rf"\s+in\s+(?P<x>.+)", lambda m: _named("lives_in", _thing(m.group("x")))),
+         rf"\s+in\s+(?P<x>.+)", lambda m: _named("lives_in", said_thing(m.group("x")))),
         (rf"{_WE}\s+{_ADVERB}(?:switched|moved|changed|upgraded|downgraded|migrated|went)\s+(?:over\s+|back\s+)?to\s+"
          rf"(?P<x>.+)", _switched),
         # "(we) changed the cloud storage to the annual plan", "signed up for the gym on the family plan"
@@ -245,56 +200,57 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (rf"(?:{_WE}\s+)?{_ADVERB}signed\s+up\s+for\s+.+?\s+on\s+(?P<x>(?:the|a|an)\s+[\w-]+\s+plan\b.*)", _switched),
         # what one drives is one's car; a thing replaced is named by its noun ("replaced the car, it's a Golf now")
         (rf"i\s+{_ADVERB}(?:still\s+)?drive\s+(?:a|an|the|my|our)\s+(?:old\s+|new\s+)?(?P<x>[A-Z].+)",
-         lambda m: _named("car", _thing(m.group("x")))),
+         lambda m: _named("car", said_thing(m.group("x")))),
         (rf"(?:{_WE}\s+)?{_ADVERB}replaced\s+(?:the|our|my)\s+(?P<n>\w+)\s*,\s*it{_APOS}s\s+(?P<x>(?:a|an|the)\s+.+)",
-         lambda m: _named(normalise_name(m.group("n")), _thing(m.group("x")))),
+         lambda m: _named(normalise_name(m.group("n")), said_thing(m.group("x")))),
         (rf"(?:{_WE}\s+)?{_ADVERB}sold\s+(?:the|my|our)\s+.+?\s+and\s+(?:bought|got)\s+(?P<x>(?:a|an|the)\s+.+)",
-         lambda m: _named("owns", _thing(m.group("x")))),
+         lambda m: _named("owns", said_thing(m.group("x")))),
         # a trip: where one plans to go, where the flights are booked to
         (rf"(?:we{_APOS}re|we\s+are|{_I_AM})\s+{_ADVERB}(?:planning|going|hoping)\s+to\s+(?:go|travel|fly)\s+to\s+"
-         rf"(?P<x>[A-Z].+)", lambda m: _named("trip", _thing(m.group("x")))),
+         rf"(?P<x>[A-Z].+)", lambda m: _named("trip", said_thing(m.group("x")))),
         # "(change of plans:) we're going to Mexico instead", "(booked nothing yet but) it'll be Japan this summer"
         (rf"(?:we{_APOS}re|we\s+are|{_I_AM})\s+{_ADVERB}going\s+to\s+(?P<x>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)*)"
          r"(?:\s+(?:instead|this|next|in|for|on|again)\b.*|\s*[,;].*)?$", lambda m: _named("trip", m.group("x"))),
         (rf"(?:.+?\s)?it(?:{_APOS}ll|\s+will)\s+be\s+(?P<x>(?-i:[A-Z])[\w ]*?)\s+(?:this|next)\s+"
-         r"(?:summer|winter|spring|autumn|fall|year)\b", lambda m: _named("trip", _name(m.group("x")))),
+         r"(?:summer|winter|spring|autumn|fall|year)\b", lambda m: _named("trip", said_name(m.group("x")))),
         (rf"(?:{_WE}\s+\w+\s+[A-Z]\w*\s*,\s*)?(?:the\s+)?flights\s+to\s+(?P<x>[A-Z][\w ]*?)\s+(?:are|were)\s+booked",
-         lambda m: _named("trip", _thing(m.group("x")))),
+         lambda m: _named("trip", said_thing(m.group("x")))),
         (rf"i\s+{_ADVERB}play\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s+(?:every|on|twice|once|with|at|\w+\s+times)\b",
-         lambda m: _named("plays", _thing(m.group("x")))),
+         lambda m: _named("plays", said_thing(m.group("x")))),
         (rf"(?:i{_APOS}ve|i\s+have)\s+been\s+doing\s+(?P<x>[a-z]+)\s+(?:every|twice|once|\w+\s+times)\b",
-         lambda m: _named("plays", _thing(m.group("x")))),
+         lambda m: _named("plays", said_thing(m.group("x")))),
         (r"(?:these\s+days\s+|now\s+)?i\s+do\s+(?P<x>[a-z]+)\s+instead\b",
-         lambda m: _named("plays", _thing(m.group("x")))),
+         lambda m: _named("plays", said_thing(m.group("x")))),
         # "the Golf is parked outside, it's my daily car": the thing is my car
         (rf"the\s+(?P<x>[A-Z][\w -]*?)\s+is\s+[^,]+,\s+it{_APOS}s\s+(?:my|our)\s+(?:\w+\s+)?"
          r"(?P<n>car|bike|phone|laptop)\b",
-         lambda m: _named(m.group("n").lower(), _name(m.group("x")))),
+         lambda m: _named(m.group("n").lower(), said_name(m.group("x")))),
         # "(scrap the old idea,) the summer trip is Iceland now"
         (r"(?:[^,]+,\s+)?(?:the|our|my)\s+(?:\w+\s+)?trip\s+(?:is|will\s+be)\s+(?:to\s+)?(?P<x>[A-Z].*)",
-         lambda m: _named("trip", _name(m.group("x")))),
+         lambda m: _named("trip", said_name(m.group("x")))),
         (rf"(?:{_WE}\s+{_ADVERB}(?:use|have|are\s+on)|we{_APOS}re\s+on|{_I_AM}\s+on)\s+"
          rf"(?P<x>(?:the|our|my|a|an)\s+.+\s+plan\b.*)", _switched),
         (rf"{_WE}\s+{_ADVERB}use\s+(?P<x>.+)", _switched),
         (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working)\s+as\s+(?:a|an)\s+(?P<x>.+)",
-         lambda m: _named("job", _value(m.group("x")))),
+         lambda m: _named("job", said_value(m.group("x")))),
         (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working|i\s+{_ADVERB}started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?)"
-         rf"\s*(?:at|for)\s+(?P<x>.+)", lambda m: _named("works_at", _thing(m.group("x")))),
-        (rf"i\s+{_ADVERB}joined\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", _thing(m.group("x")))),
+         rf"\s*(?:at|for)\s+(?P<x>.+)", lambda m: _named("works_at", said_thing(m.group("x")))),
+        (rf"i\s+{_ADVERB}joined\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", said_thing(m.group("x")))),
         (rf"i\s+{_ADVERB}(?:got|landed|took|accepted)\s+(?:a|an|the)\s+(?:new\s+)?(?:\w+\s+)?(?:job|position|role)\s+"
-         rf"(?:at|with)\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", _thing(m.group("x")))),
+         rf"(?:at|with)\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", said_thing(m.group("x")))),
         (rf"(?:{_I_AM}\s+|i{_APOS}ve\s+been\s+)?still\s+(?:at|with|working\s+(?:at|for))\s+(?P<x>[A-Z].+)",
-         lambda m: _named("works_at", _thing(m.group("x")))),
+         lambda m: _named("works_at", said_thing(m.group("x")))),
         (rf"i\s+{_ADVERB}(?:switched|changed)\s+jobs?\s*[,;]?\s*(?:and\s+)?(?:{_I_AM}\s+(?:now\s+)?(?:at|with)|"
-         rf"i\s+work\s+(?:at|for))\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", _thing(m.group("x")))),
+         rf"i\s+work\s+(?:at|for))\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", said_thing(m.group("x")))),
         (rf"(?:i\s+)?{_ADVERB}started\s+(?:my|a)\s+(?:new\s+)?job\s+(?:at|with)\s+(?P<x>[A-Z].+)",
-         lambda m: _named("works_at", _thing(m.group("x")))),
-        (r"(?:my|our)\s+(?:new\s+)?job\s+(?:at|with)\s+(?P<x>.+)", lambda m: _named("works_at", _name(m.group("x")))),
+         lambda m: _named("works_at", said_thing(m.group("x")))),
+        (r"(?:my|our)\s+(?:new\s+)?job\s+(?:at|with)\s+(?P<x>.+)",
+         lambda m: _named("works_at", said_name(m.group("x")))),
         (rf"{_I_AM}\s+{_ADVERB}allergic\s+to\s+(?P<x>.+)",
          lambda m: (lambda w: _named(f"allergic_to_{w}", "yes") if w else None)(
-             normalise_name(_thing(m.group("x")) or ""))),
-        (rf"{_I_AM}\s+(?:originally\s+)?from\s+(?P<x>.+)", lambda m: _named("from", _thing(m.group("x")))),
-        (r"i\s+was\s+born\s+in\s+(?P<x>[A-Z].+)", lambda m: _named("birthplace", _thing(m.group("x")))),
+             normalise_name(said_thing(m.group("x")) or ""))),
+        (rf"{_I_AM}\s+(?:originally\s+)?from\s+(?P<x>.+)", lambda m: _named("from", said_thing(m.group("x")))),
+        (r"i\s+was\s+born\s+in\s+(?P<x>[A-Z].+)", lambda m: _named("birthplace", said_thing(m.group("x")))),
         # (the age ends the sentence or its clause: "I'm 34 and live in Oslo" says both)
         (rf"(?:{_I_AM}\s+{_ADVERB}|i\s+{_ADVERB}turned\s+)(?:{_NUMBER}|(?P<w>{NUMBER_WORD}))(?:\s+(?:years?|yrs?)"
          r"(?:\s+old)?)?(?:\s+(?:now|(?:last|this)\s+(?:week|weekend|month|year)))?\s*(?:$|[,;]\s.*|\s+(?:and|but|so)\s.*)",
@@ -313,13 +269,14 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         # a favourite without its noun ("these days my go-to is X", "nothing beats a X before work", "I'm a X
         # person"): ``favorite``, which the turn extractor names after the speaker's earlier favourite
         (r"(?:(?:these\s+days|nowadays|now)\s*,?\s+)?(?:my|our)\s+(?:favou?rite|go-to)\s+(?:is|are)\s+(?P<v>.+)",
-         lambda m: _named("favorite", _thing(m.group("v")))),
+         lambda m: _named("favorite", said_thing(m.group("v")))),
         (r"nothing\s+beats\s+(?P<v>(?:a|an|the|my)\s+[\w -]+?)(?:\s+(?:before|in|after|on|at|first)\b.*)?$",
-         lambda m: _named("favorite", _thing(m.group("v")))),
-        (rf"{_I_AM}\s+(?:a|an)\s+(?P<v>[a-z][\w -]*?)\s+person\b", lambda m: _named("favorite", _thing(m.group("v")))),
+         lambda m: _named("favorite", said_thing(m.group("v")))),
+        (rf"{_I_AM}\s+(?:a|an)\s+(?P<v>[a-z][\w -]*?)\s+person\b",
+         lambda m: _named("favorite", said_thing(m.group("v")))),
         (r"(?:my|our)\s+(?P<x>(?:favou?rite|go-to)\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
          lambda m: _named(normalise_name(_one_spelling(re.sub(r"favourite|go-to", "favorite", m.group("x").lower()))),
-                          _thing(m.group("v")))),
+                          said_thing(m.group("v")))),
         (rf"(?:my|our)\s+(?P<x>\w+)(?:\s+[A-Z]\w*)?\s+.+,\s+(?:she|he){_APOS}s\s+{_AGE}(?:\s+(?:years?\s+)?old)?$",
          lambda m: _named(f"{normalise_name(m.group('x'))}_age", _years(m))
          if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
@@ -328,7 +285,7 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
          lambda m: _named(f"{normalise_name(m.group('x'))}_age", _years(m))
          if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
         (rf"(?:my|our)\s+(?P<x>\w+){_APOS}s\s+(?P<y>\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
-         lambda m: _named(normalise_name(f"{m.group('x')} {m.group('y')}"), _value(m.group("v")))),
+         lambda m: _named(normalise_name(f"{m.group('x')} {m.group('y')}"), said_value(m.group("v")))),
         (rf"(?:my|our)\s+(?P<x>\w+)\s+(?:just\s+)?turned\s+{_AGE}\b",
          lambda m: _named(f"{normalise_name(m.group('x'))}_age", _years(m))
          if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
