@@ -1,8 +1,9 @@
 """What people say about themselves in a conversation, as (attribute, value) of the speaker.
 
-Rules, per sentence of a turn (leading fillers such as "oh," "actually," "so", "now", "these days"
-skipped; a change in the perfect tense read as said in the past, "I've moved to X" as "I moved to X",
-"I've been living in X" as "I'm living in X"; the first match wins; questions give nothing):
+Rules, per sentence of a turn (leading fillers such as "oh," "actually," "so", "now", "these days",
+"I typed it wrong," skipped, and emoji at its end; a change in the perfect tense read as said in the past,
+"I've moved to X" as "I moved to X", "I've been living in X" as "I'm living in X"; the first match wins;
+questions give nothing):
 
 - ``I moved (from W) to X`` / ``I live in X`` / ``I'm living in X`` / ``I'm based in X``   -> ``lives_in`` = X
 - ``I work at/for X`` / ``I started (working) at X`` / ``I joined X`` /
@@ -15,7 +16,8 @@ skipped; a change in the perfect tense read as said in the past, "I've moved to 
 - ``my/our X's Y is V``                                                            -> ``x_y`` = V
 - ``my/our X is N (years old)`` / ``my X's N`` / ``my X turned N`` (X a person or pet, N in
   digits or words)                                                                  -> ``x_age`` = N
-- ``my/our X is V``                                                                 -> ``x`` = V
+- ``my/our X is V``                                                                 -> ``x`` = V ("my new /
+  current / updated X" is X too, "my e-mail (address)" ``email``; an address keeps its town after a comma)
 - ``I'm (now/no longer) allergic to X``                                             -> ``allergic_to_x`` = yes / no
 - ``we/I switched/moved/changed/upgraded to the X plan``                            -> ``plan`` = X plan (the
   last word of a ``the ...`` phrase names the attribute; otherwise ``uses``)
@@ -54,7 +56,16 @@ from typing import Final
 
 from beliefdb.text.extractor import normalise_name
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
-from beliefdb.text.said_values import CLAUSE_END_RE, LEAD_DET_RE, said_name, said_thing, said_value
+from beliefdb.text.said_values import (
+    CLAUSE_END_RE,
+    DATUM_RE,
+    LEAD_DET_RE,
+    LEAD_FILLER_RE,
+    said_name,
+    said_thing,
+    said_value,
+    without_emoji,
+)
 
 __all__ = ["FIRST_PERSON_RE", "Found", "first_person", "self_statement"]
 
@@ -70,6 +81,9 @@ _FILLER_RE: Final = re.compile(
     # (a speaker correcting what they said: "Sorry, that was wrong: I still live in Lisbon")
     r"sorry|oops|my bad|my mistake|correction|to be clear|that was wrong|that's wrong|that is wrong|I was wrong|"
     r"scratch that|(?:i['’]m|i am)\s+(?:so\s+)?sorry(?=\s*[,!:.\-—])|"  # ("I'm sorry to hear ..." says more)
+    # ("I typed it wrong, my email is really X": what the speaker says next is the right value)
+    r"i\s+(?:typed|spelled|spelt|wrote|got|gave\s+you)\s+(?:it|that|this|the\s+\w+)\s+wrong|"
+    r"i\s+(?:mistyped|misspelled|misspelt)(?:\s+(?:it|that))?|(?:i\s+made\s+a\s+|that\s+was\s+a\s+)?typo|"
     r"(?:(?:big|great|good|bad|sad|exciting|some|quick|small|little)\s+)?(?:update|news))\b\s*[,!:.\-—]*\s+)+",
     re.IGNORECASE)
 FIRST_PERSON_RE: Final = re.compile(rf"(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|we|we{_APOS}(?:re|ve|d|ll)|our|us)\b",
@@ -126,6 +140,21 @@ def _switched(m: re.Match[str]) -> Found | None:
     return "uses", value
 
 
+# words before a noun that say which of its values is meant, not which attribute: "my new address" is what
+# "my address" was, so the one supersedes the other
+_FRESH: Final = frozenset({"new", "current", "updated", "correct", "actual", "latest", "present"})
+
+
+def _attribute(noun: str) -> str:
+    """The attribute "my <noun>" names: without the words of :data:`_FRESH` before it, and an email address
+    as ``email`` ("my e-mail address" is what "my email" is)."""
+    parts = normalise_name(noun).split("_")
+    while len(parts) > 1 and parts[0] in _FRESH:
+        parts = parts[1:]
+    name = re.sub(r"(?<![a-z0-9])e_mail(?![a-z0-9])", "email", "_".join(parts))
+    return re.sub(r"(?<![a-z0-9])email_(?:address|id)$", "email", name)
+
+
 def _my_thing(m: re.Match[str]) -> Found | None:
     noun = m.group("x").strip()
     parts = noun.split()
@@ -136,15 +165,19 @@ def _my_thing(m: re.Match[str]) -> Found | None:
         return None
     if any(w in {"i", "it", "this", "that", "there", "what", "not", "been", "being"} for w in words):
         return None
-    raw = m.group("v")
-    if _NOT_A_VALUE_RE.match(raw.strip()):
+    raw = m.group("v").strip()
+    filler = LEAD_FILLER_RE.match(raw)
+    rest = raw[filler.end():] if filler is not None else raw
+    # "really" and "still" intensify too ("my son is really happy"): after them only a datum is a value
+    intensified = filler is not None and re.search(r"\b(?:really|still)\b", filler.group(0)) is not None
+    if _NOT_A_VALUE_RE.match(rest) or (intensified and not DATUM_RE.match(rest)):
         return None
     number = re.fullmatch(rf"{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?",
-                          CLAUSE_END_RE.sub("", raw.strip()), re.IGNORECASE)
-    attribute = normalise_name(noun)
+                          CLAUSE_END_RE.sub("", rest), re.IGNORECASE)
+    attribute = _attribute(noun)
     if number is not None and normalise_name(words[-1]) in _PEOPLE_AND_PETS:
         return _named(f"{attribute}_age", _years(number))
-    return _named(attribute, said_thing(raw))
+    return _named(attribute, said_thing(rest, address=attribute == "address" or attribute.endswith("_address")))
 
 
 def _one_spelling(words: str) -> str:
@@ -274,7 +307,7 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
          lambda m: _named("favorite", said_thing(m.group("v")))),
         (rf"{_I_AM}\s+(?:a|an)\s+(?P<v>[a-z][\w -]*?)\s+person\b",
          lambda m: _named("favorite", said_thing(m.group("v")))),
-        (r"(?:my|our)\s+(?P<x>(?:favou?rite|go-to)\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
+        (r"(?:my|our)\s+(?:(?:new|current)\s+)?(?P<x>(?:favou?rite|go-to)\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
          lambda m: _named(normalise_name(_one_spelling(re.sub(r"favourite|go-to", "favorite", m.group("x").lower()))),
                           said_thing(m.group("v")))),
         (rf"(?:my|our)\s+(?P<x>\w+)(?:\s+[A-Z]\w*)?\s+.+,\s+(?:she|he){_APOS}s\s+{_AGE}(?:\s+(?:years?\s+)?old)?$",
@@ -289,7 +322,8 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (rf"(?:my|our)\s+(?P<x>\w+)\s+(?:just\s+)?turned\s+{_AGE}\b",
          lambda m: _named(f"{normalise_name(m.group('x'))}_age", _years(m))
          if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
-        (r"(?:my|our)\s+(?P<x>\w+(?:\s+\w+){0,2}?)\s+(?:is|are|was changed to|has changed to)\s+(?:now\s+)?(?P<v>.+)",
+        (r"(?:my|our)\s+(?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|was changed to|has changed to)\s+(?:now\s+)?"
+         r"(?P<v>.+)",
          _my_thing),
     ))
 
@@ -344,7 +378,7 @@ def self_statement(sentence: str) -> Found | None:
     trip = _TRIP_LABEL_RE.match(sentence.strip())
     if trip is not None:
         return "trip", trip.group("x")
-    body = _without_fillers(sentence).rstrip(".!").strip()
+    body = without_emoji(_without_fillers(sentence).strip()).rstrip(".!").strip()
     if not body or body.endswith("?"):
         return None
     for pattern, rule in _RULES:
