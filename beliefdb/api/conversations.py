@@ -25,7 +25,8 @@ class Conversations:
                             embed: bool = True, preview: bool = False) -> IngestReport:
         """Store a conversation as the next version of the source ``source``: each turn a fragment with its
         speaker and time, so a belief's evidence is the exact turn and its valid time starts at the turn's
-        time. The extractor reads turn by turn, the speaker the subject of what they say of themselves."""
+        time. The extractor reads turn by turn, the speaker the subject of what they say of themselves. A new
+        conversation is of ``user`` authority unless ``authority`` is given (what people say is their word)."""
         options = SourceOptions(name=source, authority=authority, provenance=label,
                                 version_label=version_label)
         return conversations.ingest_conversation(self.database, turns, options, extractor=extractor, embed=embed,
@@ -35,7 +36,8 @@ class Conversations:
                       extractor: str = "rules", embed: bool = True) -> IngestReport:
         """Append one turn to ``conversation`` (its version in force grows by this turn, in place: only the
         turn's fragment and claims are stored; the source is created by its first turn) and extract from
-        this turn only. ``time``: when it was said (default: now, by beliefdb's clock)."""
+        this turn only. ``time``: when it was said (default: now, by beliefdb's clock). A conversation its
+        first turn creates is of ``user`` authority, as :meth:`remember` makes one."""
         return conversations.remember_turn(self.database, conversation, Turn(speaker, text, time),
                                            extractor=extractor, embed=embed)
 

@@ -169,7 +169,7 @@ def ingest(
         metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
-        help="Authority tier of the source (new sources default to internal).")] = None,
+        help="Authority tier of the source (new sources default to internal, a new conversation to user).")] = None,
     label: Annotated[Label | None, typer.Option(
         help="Provenance label (new sources default to production).")] = None,
     version_label: Annotated[str | None, typer.Option(help="A label for this version, e.g. v3.2.")] = None,

@@ -1878,13 +1878,17 @@ begin
         v_same_id := beliefdb._same_text_version(p_workspace_id, v_source.id, p_text ->> 'content', v_sha);
     end if;
     if v_source.id is null then
-        -- a new source's text given as turns is a conversation unless the caller says otherwise
+        -- a new source's text given as turns is a conversation unless the caller says otherwise, and
+        -- what people say in one is a user's word (rule 8 ranks authority first: a turn of internal
+        -- authority outranked whatever a later put of the same person's words said at user authority,
+        -- and a customer's claim could override a company document by being later)
+        v_origin := coalesce(v_origin, case when exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
+                                                          where f ->> 'speaker' is not null)
+                                            then 'conversation' else 'document' end::beliefdb.origin_type);
         insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
-        values (p_workspace_id, p_source,
-                coalesce(v_origin, case when exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
-                                                      where f ->> 'speaker' is not null)
-                                        then 'conversation' else 'document' end::beliefdb.origin_type),
-                coalesce(v_authority, 'internal'), coalesce(v_provenance, 'production'))
+        values (p_workspace_id, p_source, v_origin,
+                coalesce(v_authority, case when v_origin = 'conversation' then 'user' else 'internal' end::beliefdb.authority),
+                coalesce(v_provenance, 'production'))
         returning * into v_source;
     elsif v_source.owner is distinct from beliefdb.current_principal()
           -- (the text in force again, or a retracted text, changes no version: claims may be added; a
