@@ -397,3 +397,14 @@ def test_an_as_of_answer_says_its_current_item_held_then_not_now(bdb: beliefdb.B
     assert "holds now" not in shown
     # asked now, it holds now
     assert "(item 1 holds now)" in bdb.ask("Where does Tom live?").context
+
+
+def test_a_value_replaced_several_times_is_one_warning_naming_each(bdb: beliefdb.BeliefDB) -> None:
+    # said in two turns, Porto is two beliefs (one per turn's valid time), both replaced by Faro
+    for day, text in ((1, "I live in Porto."), (2, "I live in Porto."), (3, "I moved to Faro.")):
+        bdb.remember_turn("chat-ana", "ana", text, time=datetime(2025, 1, day, tzinfo=UTC))
+    (answer,) = [a for a in bdb.ask("Where does ana live?").beliefs if a.belief.value == "Faro"]
+    ported = [w for w in answer.warnings if w.startswith("replaced")]
+    assert len(ported) == 1 and ported[0].startswith("replaced 'Porto' (")
+    replaced = [b for b in bdb.beliefs(include_all=True) if b.value == "Porto"]
+    assert len(replaced) == 2 and all(b.status == "superseded" and str(b.id)[:8] in ported[0] for b in replaced)

@@ -75,3 +75,12 @@ def test_a_text_said_to_be_a_conversation_is_of_user_authority_one_by_one_and_in
     (stored,) = [b for b in bdb.beliefs() if b.id == belief.id]
     # the confidence of one user's word (rule 9), stored so in bulk as one by one
     assert stored.confidence == pytest.approx(0.65, abs=1e-6)
+
+
+def test_a_turns_time_may_be_iso_text_as_a_valid_time_may(bdb: beliefdb.BeliefDB) -> None:
+    report = bdb.remember_turn("chat-lu", "lu", "I live in Faro.", time="2024-02-01T00:00:00Z")
+    (belief,) = report.accepted
+    (stored,) = [b for b in bdb.beliefs() if b.id == belief.id]
+    assert stored.valid_time.lower == datetime(2024, 2, 1, tzinfo=UTC)
+    with pytest.raises(beliefdb.errors.InvalidInput, match="time"):
+        bdb.remember_turn("chat-lu", "lu", "I live in Braga.", time="yesterday")

@@ -464,3 +464,16 @@ def test_a_langgraph_graph_remembers_and_reads_through_the_store(store: BeliefSt
     (item,) = asyncio.run(store.abatch([GetOp(NS, "seat_preference")]))
     assert isinstance(item, Item) and item.value["value"] == "aisle"
     assert isinstance(item.created_at, datetime)
+
+
+def test_a_namespace_or_value_of_the_wrong_shape_is_refused_in_words(store: BeliefStore,
+                                                                     bdb: beliefdb.BeliefDB) -> None:
+    store.put(("customer",), "city", seat("Rome", 1, "customer: I live in Rome", "I live in Rome"))
+    # a string is a sequence of labels too: it named the subject "c.u.s.t.o.m.e.r" and found nothing
+    with pytest.raises(InvalidNamespaceError, match="a namespace is a tuple of labels, not str"):
+        store.get("customer", "city")  # type: ignore[arg-type]
+    # a value that is not a dict was read as a set of its characters ("not R, e, m, o")
+    with pytest.raises(errors.InvalidInput, match="a BeliefStore value is a dict of value, quote, source"):
+        store.put(("customer",), "city", "Rome")  # type: ignore[arg-type]
+    item = store.get(("customer",), "city")
+    assert item is not None and item.value["value"] == "Rome"

@@ -105,6 +105,10 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 def subject_of(namespace: tuple[str, ...]) -> str:
     """The subject a namespace stands for: its labels joined by ``.``."""
+    if isinstance(namespace, str) or not isinstance(namespace, tuple | list):
+        # (a string is a sequence of labels too: "customer" named the subject "c.u.s.t.o.m.e.r", silently)
+        raise InvalidNamespaceError(f"a namespace is a tuple of labels, not {type(namespace).__name__}:"
+                                    f" ({namespace!r},)")
     if not namespace:
         raise InvalidNamespaceError("a namespace names a subject: it cannot be empty")
     for label in namespace:
@@ -307,6 +311,9 @@ class BeliefStore(BaseStore):
         if op.value is None:
             self._delete(subject, str(op.key))
             return
+        if not isinstance(op.value, Mapping):
+            raise errors.InvalidInput(f"a BeliefStore value is a dict of {', '.join(WRITABLE)}, not"
+                                      f" {type(op.value).__name__}: {{'value': ..., 'quote': ..., 'source': ...}}")
         self._remember(subject, str(op.key), op.value)
 
     def _remember(self, subject: str, attribute: str, fields: Mapping[str, Any]) -> None:

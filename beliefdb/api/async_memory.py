@@ -161,7 +161,7 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         return await self.call(self.sync.ingest_conversation, turns, source=source, authority=authority, label=label,
                                version_label=version_label, extractor=extractor, embed=embed, preview=preview)
 
-    async def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | None = None,
+    async def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | str | None = None,
                             extractor: str = "rules", embed: bool = True) -> IngestReport:
         return await self.call(self.sync.remember_turn, conversation, speaker, text, time=time, extractor=extractor,
                                embed=embed)

@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from beliefdb import errors
 from beliefdb.db.connector import Database
-from beliefdb.inputs import check_callback, given_path
+from beliefdb.inputs import check_callback, given_path, parse_moment
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import conversations
 from beliefdb.store.ingest import SourceOptions
@@ -32,12 +33,15 @@ class Conversations:
         return conversations.ingest_conversation(self.database, turns, options, extractor=extractor, embed=embed,
                                                  preview=preview)
 
-    def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | None = None,
+    def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | str | None = None,
                       extractor: str = "rules", embed: bool = True) -> IngestReport:
         """Append one turn to ``conversation`` (its version in force grows by this turn, in place: only the
         turn's fragment and claims are stored; the source is created by its first turn) and extract from
-        this turn only. ``time``: when it was said (default: now, by beliefdb's clock). A conversation its
+        this turn only. ``time``: when it was said, a ``datetime`` or ISO 8601 text as ``remember``'s
+        ``valid_from`` (default: now, by beliefdb's clock). A conversation its
         first turn creates is of ``user`` authority, as :meth:`remember` makes one."""
+        if isinstance(time, str):
+            time = parse_moment(time, errors.argument("time"))
         return conversations.remember_turn(self.database, conversation, Turn(speaker, text, time),
                                            extractor=extractor, embed=embed)
 

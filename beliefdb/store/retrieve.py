@@ -110,9 +110,15 @@ def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
         out.append(f"open conflict with [{str(c['belief'])[:8]}] \"{_clip(c['statement'])}\"")
     if len(conflicts) > MAX_WARNINGS:
         out.append(f"and {len(conflicts) - MAX_WARNINGS} more open conflicts (see `beliefdb why {str(belief.id)[:8]}`)")
-    replaced = raw["replaced"][::-1]  # the latest first
-    for r in replaced[:MAX_WARNINGS]:  # (on: as beliefdb.replaced_on dates it)
-        out.append(f"replaced {_clip(r['value'], 40)!r} ({str(r['belief'])[:8]}) on {utc_day(r['on'])}")
+    # one line a value, the latest first: a value said in several turns is several beliefs, each replaced
+    # (a trial's answer said "replaced 'Porto'" once for each of them)
+    replaced: dict[str, list[Mapping[str, Any]]] = {}
+    for r in raw["replaced"][::-1]:
+        replaced.setdefault(r["value"], []).append(r)
+    for value, same in list(replaced.items())[:MAX_WARNINGS]:  # (on: as beliefdb.replaced_on dates it)
+        ids = ", ".join(str(r["belief"])[:8] for r in same[:MAX_WARNINGS])
+        ids += ", ..." if len(same) > MAX_WARNINGS else ""
+        out.append(f"replaced {_clip(value, 40)!r} ({ids}) on {utc_day(same[0]['on'])}")
     if len(replaced) > MAX_WARNINGS:
         out.append(f"and {len(replaced) - MAX_WARNINGS} earlier values replaced")
     if low:
