@@ -145,7 +145,8 @@ def test_resolve_node_is_one_sql_function_for_every_kind(bdb: beliefdb.BeliefDB,
                            (bdb.database.workspace_id, f"abcd0000-0000-4000-8000-00000000000{last}"))
     postgresql.commit()
     with bdb.database.transaction() as conn:
-        with pytest.raises(psycopg.Error, match=re.escape("decision id prefix abcd0000 is ambiguous (2 matches)")), \
+        with pytest.raises(psycopg.Error,
+                           match=re.escape("decision id prefix abcd0000 is ambiguous (2 matches: abcd0000-")), \
                 conn.transaction():
             conn.execute("select beliefdb.resolve_node('abcd0000', '{decision}')")
         assert conn.execute("select beliefdb.resolve_node('abcd0000-0000-4000-8000-000000000002')").fetchone() == (

@@ -35,8 +35,8 @@ def test_a_short_prefix_that_begins_several_ids_is_ambiguous(bdb: beliefdb.Belie
     """A prefix of 1 to 3 characters was "unknown" even when it began several ids; it is ambiguous (and
     asks for 4 characters), too short otherwise (whether or not it begins one)."""
     for ref in ("a", "A"):
-        with pytest.raises(errors.AmbiguousId, match=rf"^belief id prefix {ref} is ambiguous \(2 matches\): give at"
-                                                     r" least 4 characters of the id$"):
+        with pytest.raises(errors.AmbiguousId, match=rf"^belief id prefix {ref} is ambiguous \(2 matches: a1000000,"
+                                                     r" a2000000\): give at least 4 characters of the id$"):
             bdb.why(ref)
     for ref in ("b", "b3", "a1"):
         with pytest.raises(errors.InvalidInput, match=rf"^belief id prefix {ref} is too short: give at least 4"):
@@ -46,11 +46,12 @@ def test_a_short_prefix_that_begins_several_ids_is_ambiguous(bdb: beliefdb.Belie
     with pytest.raises(errors.UnknownBelief, match=r"^unknown belief c000$"):
         bdb.why("c000")
     assert bdb.why("a100").belief.id == bdb.why(IDS[0]).belief.id and str(bdb.why("b300").belief.id) == IDS[2]
-    with pytest.raises(errors.AmbiguousId, match=r"is ambiguous \(2 matches\): give at least 4 characters"):
+    with pytest.raises(errors.AmbiguousId,
+                       match=r"is ambiguous \(2 matches: a1000000, a2000000\): give at least 4 characters"):
         bdb.retract(belief="a", reason="x")  # (every command that takes an id resolves it the same way)
 
     alice = bearer(db_url)
-    assert "is ambiguous (2 matches)" in refused(http_client.get("/beliefs/a", headers=alice), 400, "ambiguous_id")
+    assert "is ambiguous (2 matches: a" in refused(http_client.get("/beliefs/a", headers=alice), 400, "ambiguous_id")
     assert "too short" in refused(http_client.get("/beliefs/b", headers=alice), 400, "invalid_input")
     assert "too short" in refused(http_client.get("/beliefs/c", headers=alice), 400, "invalid_input")
     assert refused(http_client.get("/beliefs/c000", headers=alice), 404, "unknown_belief") == "unknown belief c000"
@@ -65,7 +66,9 @@ def test_a_longer_ambiguous_prefix_asks_for_more_characters(bdb: beliefdb.Belief
                select w.id, %s, 'The fee is 1%%.', 'plan', 'fee', '1%%' from beliefdb.workspace w
                 where w.name = 'default'""", (belief_id,))
     postgresql.commit()
-    with pytest.raises(errors.AmbiguousId, match=r"^belief id prefix abcd0000 is ambiguous \(2 matches\): give more"
+    with pytest.raises(errors.AmbiguousId, match=r"^belief id prefix abcd0000 is ambiguous \(2 matches:"
+                                                 r" abcd0000-0000-4000-8000-000000000001,"
+                                                 r" abcd0000-0000-4000-8000-000000000002\): give more"
                                                  r" characters of the id$"):
         bdb.why("abcd0000")
 

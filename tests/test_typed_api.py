@@ -246,7 +246,7 @@ def test_an_unknown_or_ambiguous_reference_is_refused_with_its_code(
             ("select * from beliefdb.impact(array[%s])", "abcd0000"),
         ]:
             ambiguous = _refused(conn, statement, ref)
-            assert ambiguous.sqlstate == ErrorCode.ambiguous_id and "is ambiguous (2 matches)" in str(ambiguous)
+            assert ambiguous.sqlstate == ErrorCode.ambiguous_id and "is ambiguous (2 matches: " in str(ambiguous)
         for statement, ref, message in [
             ("select * from beliefdb.apply_correction(%s, 's', null, 'r', null, 1)", "0000dead",
              "unknown belief 0000dead"),

@@ -1106,14 +1106,21 @@ begin
                  where n.workspace_id = v_ws
                    and n.id between rpad(v_hex, 32, '0')::uuid and rpad(v_hex, 32, 'f')::uuid
                    and (p_kinds is null or n.kind = any(p_kinds))
+                 order by n.id
                  limit 21) n;
     else
         -- no id nor the start of one (not hex digits and dashes as an id has them): bad input, not unknown
         raise exception '% id % is not an id: give an id or at least 4 of its first hex digits', v_what, p_ref
             using errcode = 'BD005';
     end if;
+    -- (the first few it begins, as the listings show ids, or whole when the prefix is long already:
+    -- which to give is then a choice, not another guess)
     v_matches := least(cardinality(v_ids), 20)::text || ' matches'
-                 || case when cardinality(v_ids) > 20 then ' or more' else '' end;
+                 || case when cardinality(v_ids) > 20 then ' or more' else '' end
+                 || coalesce(': ' || (select string_agg(case when length(v_hex) < 6 then left(u.id::text, 8)
+                                                             else u.id::text end, ', ' order by u.n)
+                                        from unnest(v_ids[1:5]) with ordinality as u (id, n))
+                             || case when cardinality(v_ids) > 5 then ', ...' else '' end, '');
     if coalesce(cardinality(v_ids), 0) = 0 and length(v_hex) >= 4 then
         -- (the node of another kind it names, if one: read only on the way to the error)
         if p_kinds is not null then
