@@ -248,3 +248,37 @@ def test_the_forget_examples_run_as_written_in_a_fresh_session(db_url: str) -> N
                 row = conn.execute(statement).fetchone()  # type: ignore[arg-type]
             assert row is not None and any(row), (block, row)  # (the forget's report: something goes or is masked)
             conn.rollback()
+
+
+def _uninstall_query() -> str:
+    """The query dba.md's Uninstalling section has a DBA run before ``drop schema beliefdb cascade``."""
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    section = text.split("### Uninstalling", 1)[1].split("\n## ", 1)[0]
+    (query,) = [b for b in re.findall(r"```sql\n(.*?)```", section, flags=re.DOTALL) if "pg_depend" in b]
+    assert section.index(query) < section.index("drop schema beliefdb cascade")
+    return query
+
+
+def test_the_uninstall_query_lists_what_of_yours_a_drop_takes(postgresql: Any) -> None:
+    """dba.md promised the drop's NOTICE names whatever of yours depends on beliefdb; the server names 100
+    objects at most ("and 340 other objects (see server log for list)") and beliefdb's own fill them, so a
+    view of the DBA's over current_beliefs went unnamed. The query it gives instead names each object of
+    the team's that the drop takes, and nothing of beliefdb's or of its extensions'."""
+    query = _uninstall_query()
+    assert postgresql.execute(query).fetchall() == []  # (a fresh install: nothing of yours)
+    (ext,) = postgresql.execute("select extnamespace::regnamespace::text from pg_catalog.pg_extension"
+                                " where extname = 'vector'").fetchone()
+    assert ext == "beliefdb_ext"  # (the schema the drop takes with it, as a database without pgvector has it)
+    postgresql.execute("""
+        create view public.my_beliefs as select subject, value from beliefdb.current_beliefs;
+        create function public.my_subject(p beliefdb.belief) returns text language sql as 'select p.subject';
+        create table public.my_docs (id int primary key, embedding beliefdb_ext.vector(3), body text,
+                                     workspace uuid references beliefdb.workspace (id));
+        create index my_docs_body on public.my_docs using gin (body beliefdb_ext.gin_trgm_ops);
+        create table beliefdb_ext.my_notes (id int)""")
+    listed = postgresql.execute(query).fetchall()
+    yours = {row[0] for row in listed}
+    assert yours == {"view public.my_beliefs", "function public.my_subject(beliefdb.belief)",
+                     "table column public.my_docs.embedding", "index public.my_docs_body",
+                     "table constraint my_docs_workspace_fkey on public.my_docs", "table beliefdb_ext.my_notes"}, listed
+    postgresql.rollback()
