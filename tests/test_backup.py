@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -439,3 +440,71 @@ def test_a_restore_where_the_dump_grants_to_a_role_the_server_lacks_says_to_crea
     assert "create them first" in said["message"] and said["message"].endswith("nothing was restored)")
     with psycopg.connect(url_of(home)) as conn:
         assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,)
+
+
+def test_a_failed_restore_names_the_statement_that_failed() -> None:
+    """pg_restore says which entry failed on the line after its error ("Command was: ..."): kept, on the same
+    line, and a long statement (a function's body) cut short."""
+    from beliefdb.db.backup import COMMAND_CHARS, failure
+
+    said = failure("pg_restore: error: could not execute query: ERROR:  permission denied to change default"
+                   " privileges\nCommand was: ALTER DEFAULT PRIVILEGES FOR ROLE postgres GRANT ALL ON FUNCTIONS TO"
+                   " app_rw;\n\n\n")
+    assert said == ("could not execute query: ERROR: permission denied to change default privileges; command was:"
+                    " ALTER DEFAULT PRIVILEGES FOR ROLE postgres GRANT ALL ON FUNCTIONS TO app_rw;")
+    body = "\n".join(f"    select {n};" for n in range(100))
+    long = failure(f"pg_restore: while PROCESSING TOC:\npg_restore: error: could not execute query: ERROR:  boom\n"
+                   f"Command was: CREATE FUNCTION public.f() RETURNS void\n    LANGUAGE sql\n    AS $$\n{body}\n$$;\n"
+                   "pg_restore: warning: errors ignored on restore: 1\n")
+    assert long.startswith("could not execute query: ERROR: boom; command was: CREATE FUNCTION public.f() RETURNS"
+                           " void LANGUAGE sql AS $$ select 0; select 1;")
+    assert long.endswith("...") and len(long.split("; command was: ", 1)[1]) == COMMAND_CHARS
+    assert failure("pg_dump: error: connection to server failed\n") == "connection to server failed"
+    assert failure("") == ""
+
+
+def test_db_restore_by_an_owner_that_is_no_superuser_names_the_entry_it_may_not_replay(
+        cli: Cli, db_url: str, owners_empty_database: tuple[str, str, str], tmp_path: Path) -> None:
+    """A whole database's dump carries its default privileges: an owner that is no superuser restoring it was told
+    only "permission denied to change default privileges" (pg_restore's first error line), not which entry. It is
+    told the statement, and what to do; the way docs/dba.md gives (pg_restore --no-acl, then migrate) restores."""
+    role, superuser_url, owner_url = owners_empty_database
+    reader = f"app_rw_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(superuser_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("grant beliefdb_app, beliefdb_clock to {}").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("create schema beliefdb_ext authorization {}").format(sql.Identifier(role)))
+        conn.execute("create extension vector schema beliefdb_ext")
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {}").format(sql.Identifier(reader)))
+        conn.execute(sql.SQL("alter default privileges for role current_user grant all on functions to {}").format(
+            sql.Identifier(reader)))
+        (superuser,) = conn.execute("select current_user").fetchone()
+    try:
+        doc = tmp_path / "policy.md"
+        doc.write_text(Q7 + "\n", encoding="utf-8")
+        cli("ingest", doc, "--no-embed")
+        dump = tmp_path / "beliefdb.dump"
+        cli("db", "dump", dump)
+        refused = cli.error("db", "restore", dump, "--db", owner_url, code="permission_denied")
+        assert refused["message"].startswith(
+            "pg_restore failed: could not execute query: ERROR: permission denied to change default privileges;"
+            f" command was: ALTER DEFAULT PRIVILEGES FOR ROLE {superuser} GRANT ALL ON FUNCTIONS TO {reader}; (hint:")
+        assert "--no-acl" in refused["message"] and refused["message"].endswith("nothing was restored)")
+        with psycopg.connect(owner_url) as conn:
+            assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,)
+        documented = DBA_MD.read_text(encoding="utf-8").split(
+            "may not replay some of these,", 1)[1].split("```text\n", 1)[1].split("\n", 1)[0].strip()
+        said = (refused["message"].replace(f"ROLE {superuser} ", "ROLE postgres ").replace(reader, "app_rw")
+                .replace(f"what {role} does", "what app_owner does"))
+        assert documented == f"error: {said}"
+        env = {**os.environ, "OWNER_URL": owner_url, "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+               "PATH": f"{client_program('pg_restore').parent}{os.pathsep}{os.environ['PATH']}"}
+        env.pop("BELIEFDB_URL", None)
+        block = _documented_block("may not replay some of these,").replace("beliefdb migrate",
+                                                                           f"{sys.executable} -m beliefdb migrate")
+        subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=dump.parent, env=env, check=True)
+        assert len(Cli({"BELIEFDB_URL": owner_url}).json("beliefs")) == 1
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop owned by {}; drop role {}").format(sql.Identifier(reader),
+                                                                           sql.Identifier(reader)))

@@ -62,12 +62,36 @@ def _run(program: str, *args: str) -> str:
     except OSError as exc:
         raise errors.DatabaseUnavailable(f"cannot run {program}: {exc}") from exc
     if done.returncode != 0:
-        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-        said = next((line for line in lines if "error:" in line), lines[0] if lines else f"exit code {done.returncode}")
-        said = said.split("error:", 1)[-1].strip()
+        said = failure(done.stderr) or f"exit code {done.returncode}"
         kind = errors.DatabaseUnavailable if "connection to server" in said else errors.BeliefDBError
         raise kind(f"{program} failed: {said}")
     return done.stdout
+
+
+#: the most of a failed statement a failure's line quotes (a function's whole body would bury the error)
+COMMAND_CHARS = 200
+
+
+def failure(stderr: str) -> str:
+    """A client program's failure in one line: its first error, and the statement that met it when the program
+    names it (pg_restore's "Command was: ..." lines after the error: the error alone, "permission denied to change
+    default privileges", does not say which of the dump's entries it was)."""
+    lines = [" ".join(line.split()) for line in stderr.splitlines() if line.strip()]
+    at = next((i for i, line in enumerate(lines) if "error:" in line), 0 if lines else None)
+    if at is None:
+        return ""
+    said = lines[at].split("error:", 1)[-1].strip()
+    if at + 1 < len(lines) and lines[at + 1].startswith("Command was:"):
+        # (a statement of many lines goes on until the program's next message)
+        statement = lines[at + 1].removeprefix("Command was:").strip()
+        for line in lines[at + 2:]:
+            if line.startswith(("pg_restore:", "pg_dump:")) or len(statement) > COMMAND_CHARS:
+                break
+            statement = f"{statement} {line}"
+        if len(statement) > COMMAND_CHARS:
+            statement = statement[:COMMAND_CHARS - 3].rstrip() + "..."
+        said = f"{said}; command was: {statement}"
+    return said
 
 
 class _Target(NamedTuple):
@@ -225,9 +249,15 @@ def restore(url: str, file: Path, *, clean: bool = False) -> Restored:
                     f"{exc.message} (hint: the dump grants to roles this server does not have: create them first, e.g."
                     " 'pg_dumpall --roles-only' of the server it was dumped from, run here with psql; then restore"
                     " again: nothing was restored)") from exc
-            if "permission denied to create extension" not in exc.message:
-                raise
-            raise _extension_refused(file, listing, target.user, exc.message) from exc
+            if "permission denied to create extension" in exc.message:
+                raise _extension_refused(file, listing, target.user, exc.message) from exc
+            if re.search(r"permission denied|must be (?:owner|superuser|a member)", exc.message):
+                raise errors.PermissionDenied(
+                    f"{exc.message} (hint: a dump of the whole database holds entries besides beliefdb's that only a"
+                    f" superuser may replay, such as default privileges or grants on what {target.user} does not own:"
+                    " restore as a superuser, or with pg_restore leaving them out (-L, or --no-acl), then 'beliefdb"
+                    " migrate': docs/dba.md, \"Backup and restore\"; nothing was restored)") from exc
+            raise
     before = current_revision(url)
     after = before if before is not None and is_current(url) else upgrade(url)[1]
     chains = verify_chains(url)
