@@ -282,3 +282,23 @@ def test_the_uninstall_query_lists_what_of_yours_a_drop_takes(postgresql: Any) -
                      "table column public.my_docs.embedding", "index public.my_docs_body",
                      "table constraint my_docs_workspace_fkey on public.my_docs", "table beliefdb_ext.my_notes"}, listed
     postgresql.rollback()
+
+
+def test_the_limitation_names_every_owner_rights_function_that_searches_the_extensions(postgresql: Any) -> None:
+    """dba.md's "Limitation" named recall and ensure_vector_index as the functions that run with their owner's
+    rights and search the extensions' schema; store_embedding does too, and the vector index's internals. It
+    names, in `code`, every security definer function of schema beliefdb whose search path has a schema beyond
+    pg_catalog and pg_temp, and no other."""
+    rows = postgresql.execute(
+        "select p.proname, p.proconfig from pg_catalog.pg_proc p"
+        " where p.pronamespace = 'beliefdb'::regnamespace and p.prosecdef").fetchall()
+    searching = {name for name, config in rows for setting in (config or [])
+                 if setting.startswith("search_path=")
+                 and {s.strip().strip('"') for s in setting.split("=", 1)[1].split(",")} - {"pg_catalog", "pg_temp"}}
+    assert {"recall", "store_embedding", "ensure_vector_index"} <= searching
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    (paragraph,) = [p for p in text.split("\n\n") if p.startswith("**Limitation.**") and "owner's rights" in p]
+    named = set(re.findall(r"`(\w+)`", paragraph))
+    functions = {name for (name,) in postgresql.execute(
+        "select proname from pg_catalog.pg_proc where pronamespace = 'beliefdb'::regnamespace").fetchall()}
+    assert named & functions == searching
