@@ -43,6 +43,15 @@ _CREATE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 
+# an object a file creates from a template (`create or replace function beliefdb.%1$I()`, run by format()) has no
+# name in the file but a prefix: a literal the name is built from (`'_audit_rows_' || t.name`)
+_TEMPLATE = re.compile(r"create\s+(?:or\s+replace\s+)?(?P<what>function|procedure|view|table)\s+beliefdb\.%",
+                       re.IGNORECASE)
+_PREFIX = re.compile(r"'(?P<prefix>\w+)'\s*\|\|")
+
+#: where an object no file of sql/ creates is listed (its own heading, in no section)
+NOT_IN_SQL = "(not in sql/)"
+
 FUNCTIONS = """
 select p.proname as name,
        pg_get_function_arguments(p.oid) as arguments,
@@ -86,10 +95,23 @@ select c.relname as name,
 """
 
 
-def file_of_objects(sql_dir: Path) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+class Places:
+    """Which file of sql/ creates each object: by its name, or, made from a template, by its name's prefix."""
+
+    def __init__(self) -> None:
+        self.named: dict[tuple[str, str], str] = {}  # (kind, name): file (the first that creates it)
+        self.prefixed: list[tuple[str, str, str]] = []  # (kind, prefix, file)
+
+    def file(self, kind: str, name: str) -> str:
+        """The file that creates it; NOT_IN_SQL when none does."""
+        return self.named.get((kind, name)) or next(
+            (file for of, prefix, file in self.prefixed if of == kind and name.startswith(prefix)), NOT_IN_SQL)
+
+
+def file_of_objects(sql_dir: Path) -> tuple[Places, dict[str, str]]:
     """Which file of sql/ creates each object (first creation wins), and each file's first
     header line (its concern)."""
-    where: dict[tuple[str, str], str] = {}
+    where = Places()
     concern: dict[str, str] = {}
     for name in FILE_ORDER:
         text = (sql_dir / name).read_text(encoding="utf-8")
@@ -104,7 +126,11 @@ def file_of_objects(sql_dir: Path) -> tuple[dict[tuple[str, str], str], dict[str
         for match in _CREATE.finditer(text):
             what = match["what"].lower()
             kind = "function" if what in ("function", "procedure") else what
-            where.setdefault((kind, match["name"]), name)
+            where.named.setdefault((kind, match["name"]), name)
+        for match in _TEMPLATE.finditer(text):
+            what = match["what"].lower()
+            kind = "function" if what in ("function", "procedure") else what
+            where.prefixed += [(kind, prefix, name) for prefix in _PREFIX.findall(text)]
     return where, concern
 
 
@@ -113,8 +139,8 @@ def _cell(text: str) -> str:
 
 
 def section(name: str) -> str:
-    """The section of a file of sql/: the folder it is in."""
-    return name.split("/", 1)[0] if "/" in name else ""
+    """The section of a file of sql/: the folder it is in (none for NOT_IN_SQL, whose "/" is no folder's)."""
+    return name.split("/", 1)[0] if name in FILE_ORDER else ""
 
 
 def anchor(heading: str) -> str:
@@ -133,10 +159,10 @@ def render(url: str) -> str:
     by_file: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for row in relations:
         kind = "view" if row["kind"] in ("v", "m") else "table"
-        by_file[where.get((kind, row["name"]), "(not in sql/)")][kind].append(row)
+        by_file[where.file(kind, row["name"])][kind].append(row)
     for row in functions:
         kind = "trigger" if row["result"] == "trigger" else "function"
-        by_file[where.get(("function", row["name"]), "(not in sql/)")][kind].append(row)
+        by_file[where.file("function", row["name"])][kind].append(row)
 
     granted = sum(1 for f in functions if f["granted"] and f["result"] != "trigger")
     out: list[str] = [
