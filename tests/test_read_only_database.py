@@ -7,6 +7,7 @@ is refused in one line with its own code, ``database_read_only`` (HTTP 503), nam
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -18,14 +19,19 @@ import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
 from psycopg import sql
+from psycopg.conninfo import make_conninfo
 from serving import bearer, refused
 
 import beliefdb
 from beliefdb import errors
+from beliefdb.db import connector, refusals
 from beliefdb.interfaces.http import create_app
 
 TEXT = "Returns are accepted within 7 days of delivery.\n"
-SAID = "the database is read-only (a standby, or default_transaction_read_only): nothing was changed"
+SAID = ("the database session is read-only (default_transaction_read_only or a standby): this call writes; nothing"
+        " was changed (hint: on a standby, call the primary; elsewhere default_transaction_read_only is on for this"
+        " session (the role's, the database's or the connection's): set default_transaction_read_only = off in it, or"
+        " alter role ... reset default_transaction_read_only)")
 
 
 @contextmanager
@@ -138,3 +144,51 @@ def test_impact_answers_on_a_read_only_database(db_url: str, postgresql: psycopg
         with pytest.raises(errors.DatabaseReadOnly) as refusal:
             db.impact(str(version[0]))
         assert "rolled-back retraction" in refusal.value.message and "nothing was changed" not in refusal.value.message
+
+
+@pytest.fixture
+def read_only_role(db_url: str, postgresql: psycopg.Connection[Any]) -> Iterator[str]:
+    """The URL of a login (a member of beliefdb_app) whose sessions are read-only by its role's setting."""
+    role = f"reader_{uuid.uuid4().hex[:8]}"
+    name = sql.Identifier(role)
+    postgresql.execute(sql.SQL("create role {} login password 'reader-password'").format(name))
+    postgresql.execute(sql.SQL("grant beliefdb_app to {}").format(name))
+    postgresql.execute(sql.SQL("alter role {} set default_transaction_read_only = on").format(name))
+    postgresql.commit()
+    try:
+        yield make_conninfo(db_url, user=role, password="reader-password")
+    finally:
+        postgresql.execute(sql.SQL("drop owned by {}").format(name))
+        postgresql.execute(sql.SQL("drop role {}").format(name))
+        postgresql.commit()
+
+
+def test_a_write_in_a_read_only_session_says_so_from_psql_and_the_library(read_only_role: str, db_url: str) -> None:
+    """A role whose sessions are read-only (alter role ... set default_transaction_read_only = on) calling
+    beliefdb.decide from psql met PostgreSQL's "cannot execute SELECT FOR UPDATE in a read-only transaction", from
+    the workspace's write lock: a statement of beliefdb's, not the caller's. The lock says what is wrong and what
+    to do, with SQLSTATE 25006, and the library says the same words."""
+    with beliefdb.connect(db_url) as db:
+        workspace = str(db.database.workspace_id)
+    with psycopg.connect(read_only_role) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace,))
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction) as raised:
+            conn.execute("select beliefdb.decide('Refuse the return of order 1042', '[]'::jsonb)")
+    diag = raised.value.diag
+    assert (diag.message_primary, diag.message_hint) == (refusals.READ_ONLY, refusals.READ_ONLY_HINT)
+    assert f"{diag.message_primary} (hint: {diag.message_hint})" == SAID
+    with beliefdb.connect(read_only_role) as db, pytest.raises(errors.DatabaseReadOnly) as refusal:
+        db.decide("Refuse the return of order 1042")
+    assert refusal.value.message == SAID
+
+
+def test_postgresqls_own_read_only_refusal_is_said_in_beliefdbs_words(postgresql: psycopg.Connection[Any]) -> None:
+    """A write beliefdb's lock does not come first to (PostgreSQL's "cannot execute ... in a read-only
+    transaction") is said as the lock says it."""
+    postgresql.execute("set transaction read only")
+    with pytest.raises(psycopg.errors.ReadOnlySqlTransaction) as raised:
+        postgresql.execute("select from beliefdb.workspace for update")
+    postgresql.rollback()
+    assert raised.value.diag.message_primary.startswith("cannot execute SELECT FOR UPDATE")
+    said = connector.translate(raised.value)
+    assert isinstance(said, errors.DatabaseReadOnly) and said.message == SAID

@@ -14,7 +14,12 @@ UNDEFINED_NAMED = ("42883", "42704", "42P01")
 #: an undefined column (or a record's field): beliefdb's statements and functions name only its own
 UNDEFINED_COLUMN = "42703"
 
-READ_ONLY = "the database is read-only (a standby, or default_transaction_read_only): nothing was changed"
+READ_ONLY = ("the database session is read-only (default_transaction_read_only or a standby): this call writes;"
+             " nothing was changed")
+#: what to do about it (beliefdb._lock_workspace says the same to a caller in psql)
+READ_ONLY_HINT = ("on a standby, call the primary; elsewhere default_transaction_read_only is on for this session (the"
+                  " role's, the database's or the connection's): set default_transaction_read_only = off in it, or"
+                  " alter role ... reset default_transaction_read_only")
 
 
 def refusal(exc: psycopg.Error) -> errors.BeliefDBError | None:
@@ -23,9 +28,13 @@ def refusal(exc: psycopg.Error) -> errors.BeliefDBError | None:
         # read_only_sql_transaction: a hot standby, or default_transaction_read_only (a database's, a role's,
         # the connection string's): reads process no expiry there (beliefdb.expire_before_read), writes fail;
         # a read only a write could answer (beliefdb.impact's simulation) says so in its own words
+        # (PostgreSQL's own "cannot execute SELECT FOR UPDATE in a read-only transaction" names a statement of
+        # beliefdb's, not what the caller did)
         said = exc.diag.message_primary if exc.diag else None
-        own = said is not None and not said.startswith("cannot execute")
-        return errors.DatabaseReadOnly(said if own and said else READ_ONLY)
+        if not said or said.startswith("cannot execute"):
+            return errors.DatabaseReadOnly(f"{READ_ONLY} (hint: {READ_ONLY_HINT})")
+        hint = " ".join(exc.diag.message_hint.split()) if exc.diag.message_hint else ""
+        return errors.DatabaseReadOnly(f"{said} (hint: {hint})" if hint else said)
     if exc.sqlstate == UNDEFINED_COLUMN or (exc.sqlstate in UNDEFINED_NAMED and _names_beliefdb(exc)):
         return schema_mismatch(exc)
     if exc.sqlstate == "54000" and "index row" in ((exc.diag.message_primary or "") if exc.diag else ""):

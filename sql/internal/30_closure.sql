@@ -578,6 +578,14 @@ declare
     v_at timestamptz;
     v_found boolean;
 begin
+    -- (the lock below is a write: refused there as "cannot execute SELECT FOR UPDATE", which names no call)
+    if pg_catalog.current_setting('transaction_read_only') = 'on' then
+        raise exception 'the database session is read-only (default_transaction_read_only or a standby): this call writes; nothing was changed'
+            using errcode = '25006',
+                  hint = 'on a standby, call the primary; elsewhere default_transaction_read_only is on for this'
+                         ' session (the role''s, the database''s or the connection''s): set default_transaction_read_only'
+                         ' = off in it, or alter role ... reset default_transaction_read_only';
+    end if;
     perform from beliefdb.audit_head h where h.workspace_id = v_ws for update;
     if not found then
         -- (a memory opened on a workspace deleted since, or deleted and made again under its name: a
