@@ -302,3 +302,29 @@ def test_the_limitation_names_every_owner_rights_function_that_searches_the_exte
     functions = {name for (name,) in postgresql.execute(
         "select proname from pg_catalog.pg_proc where pronamespace = 'beliefdb'::regnamespace").fetchall()}
     assert named & functions == searching
+
+
+def test_the_correction_source_is_found_and_retracted_as_dba_md_says(bdb: Any, db_url: str) -> None:
+    """dba.md said to retract a correction's ``correction:<uuid>`` source, not which uuid that is: one of its own,
+    neither the correction's id nor its source's. Its query finds the name from the correction's id, and the
+    retraction withdraws the correction (its replacement stops holding)."""
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    section = text.split("**Corrections**", 1)[1].split("\n**", 1)[0]
+    (block,) = [b for b in re.findall(r"```sql\n(.*?)```", section, flags=re.DOTALL) if "beliefdb.correction c" in b]
+    find, retract = (s.strip() for s in block.split("\\gset", 1))
+    bdb.ingest_text("# Return policy\n\nReturns are accepted within 7 days of delivery.\n", source="policy.md",
+                    authority="official")
+    (window,) = bdb.beliefs(attribute="window")
+    made = bdb.apply_correction(window.id, "Returns are accepted within 9 days of delivery.", value="9 days",
+                                reviewer="rita", expect_revision=window.revision, reason="a typo")
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select beliefdb.use_workspace('default')")
+        (source,) = conn.execute(find.replace(":'correction'", "%(correction)s"),
+                                 {"correction": made.correction}).fetchall()
+        (source_id,) = conn.execute("select id from beliefdb.source where name = %s", source).fetchone()
+        assert source[0].startswith("correction:")
+        assert source[0] not in (f"correction:{made.correction}", f"correction:{made.replacement}",
+                                 f"correction:{source_id}")
+        conn.execute(retract.rstrip(";").replace(":'source'", "%(source)s"), {"source": source[0]})
+        assert conn.execute("select holds from beliefdb.holding where id = %s", (made.replacement,)).fetchone() == (
+            False,)
