@@ -46,11 +46,14 @@ def _outcome_line(o: JobOutcome) -> str:
         return line + (f"; embedding deferred: {o.embedding_deferred}" if o.embedding_deferred else "")
     if o.status == "queued":
         return f"job {o.id} will be tried again (attempt {o.attempts} failed): {api.shown(o.error or '')}"
+    if o.status == "waiting":
+        return f"job {o.id} waits for the workspace another writer holds (no attempt used): {api.shown(o.source)}"
     return f"job {o.id} failed after {o.attempts} attempt(s): {api.shown(o.error or '')}"
 
 
 def _summary(r: WorkReport) -> str:
     line = f"{r.done} done, {r.retried} attempt(s) failed and queued again, {r.failed} failed for good"
+    line += f"; {r.waited} time(s) a job waited for the workspace" if r.waited else ""
     return line + (f"; embedded {r.embedded} belief(s) an earlier run had left without vectors" if r.embedded else "")
 
 

@@ -33,7 +33,8 @@ class Job:
 
 @dataclass(frozen=True)
 class JobOutcome:
-    """What a worker made of one job: done, queued again (a retry after a backoff) or failed for good."""
+    """What a worker made of one job: done, queued again (a retry after a backoff), waiting (another writer held
+    the workspace: queued as it was, no attempt used) or failed for good."""
 
     id: int
     source: str
@@ -54,3 +55,5 @@ class WorkReport:
     failed: int = 0
     embedded: int = 0
     outcomes: list[JobOutcome] = field(default_factory=list)
+    #: the times a job waited for the workspace another writer held (no attempt used: tried again)
+    waited: int = 0

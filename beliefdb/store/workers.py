@@ -35,12 +35,13 @@ class _Tally:
         with self.lock:
             r = self.report
             if outcome is None:
-                self.report = WorkReport(r.done, r.retried, r.failed, r.embedded + embedded, r.outcomes)
+                self.report = WorkReport(r.done, r.retried, r.failed, r.embedded + embedded, r.outcomes, r.waited)
                 return
             self.report = WorkReport(done=r.done + (outcome.status == "done"),
                                      retried=r.retried + (outcome.status == "queued"),
                                      failed=r.failed + (outcome.status == "failed"),
-                                     embedded=r.embedded + embedded, outcomes=[*r.outcomes, outcome])
+                                     embedded=r.embedded + embedded, outcomes=[*r.outcomes, outcome],
+                                     waited=r.waited + (outcome.status == "waiting"))
 
 
 def _seconds_until(moment: datetime | None) -> float | None:

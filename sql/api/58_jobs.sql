@@ -260,7 +260,9 @@ comment on function beliefdb.job_fail(bigint, text, double precision, boolean) i
 -- schema's owner acting as no principal by name retries any job of the workspace; an agent's login,
 -- or a session acting as a named principal (a bearer token's), only its own (another's is unknown to it). An id that is not a
 -- failed job is refused and nothing is queued; so is a job of a forgotten source (its text is gone,
--- rule 14 of docs/rules.md). The ids queued again, in order.
+-- rule 14 of docs/rules.md), and one submitted before a job of its source that is done since (its
+-- older text would go in force over the newer: left failed, saying so, when every one is retried).
+-- The ids queued again, in order.
 create or replace function beliefdb.job_retry(p_ids bigint[] default null)
 returns setof bigint
 language plpgsql
@@ -271,6 +273,7 @@ declare
     v_ws uuid := beliefdb._bound_workspace();
     v_ids bigint[];
     v_forgotten bigint;
+    v_stale record;
 begin
     if p_ids is not null and (pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null) then
         raise exception 'give the ids of the failed jobs to retry' using errcode = 'BD005';
@@ -284,10 +287,41 @@ begin
                 using errcode = 'BD005';
         end if;
     end if;
+    -- a text submitted before another of its source that is done since would go in force over it,
+    -- older over newer, unsaid (a retry after a limit was raised put a stale price back in force):
+    -- refused by id; left failed, saying why, when every failed job is retried
+    if p_ids is not null then
+        select j.id, n.id as newer into v_stale
+          from beliefdb.job j
+          join lateral (select n.id from beliefdb.job n
+                         where n.workspace_id = v_ws and n.status = 'done' and n.id > j.id
+                           and n.payload ->> 'source' = j.payload ->> 'source'
+                         order by n.id desc limit 1) n on true
+         where j.workspace_id = v_ws and j.id = any(p_ids)
+         order by j.id limit 1;
+        if found then
+            raise exception 'job % cannot be retried: job % of its source, submitted after it, is done since (its older text would go in force over that one)',
+                v_stale.id, v_stale.newer using errcode = 'BD005',
+                hint = 'to put that text in force again, submit it again (beliefdb ingest FILE --queue); to drop it, beliefdb jobs cancel '
+                       || v_stale.id;
+        end if;
+    end if;
+    update beliefdb.job j
+       set last_error = pg_catalog.format('not retried: job %s of its source, submitted after it, is done since '
+                                          '(submit its text again to put it in force over that one)', n.id)
+      from beliefdb.job n
+     where p_ids is null and j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
+       and beliefdb._job_manageable(j.submitted_by)
+       and n.workspace_id = v_ws and n.status = 'done' and n.id > j.id and n.payload ->> 'source' = j.payload ->> 'source'
+       and n.id = (select max(m.id) from beliefdb.job m
+                    where m.workspace_id = v_ws and m.status = 'done' and m.payload ->> 'source' = j.payload ->> 'source');
     v_ids := array(select j.id from beliefdb.job j
                     where j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
                       and (p_ids is null or j.id = any(p_ids))
                       and beliefdb._job_manageable(j.submitted_by)
+                      and not exists (select from beliefdb.job n
+                                       where n.workspace_id = v_ws and n.status = 'done' and n.id > j.id
+                                         and n.payload ->> 'source' = j.payload ->> 'source')
                     order by j.id
                       for no key update);
     -- (its starts so far are kept, its history, and no longer count: beliefdb._job_starts)

@@ -1,0 +1,69 @@
+"""A queue that keeps a source's texts in order and a document's attempts for its own faults (trial of the
+queue under continuous import): a failed job submitted before a newer text of its source that is done since
+is not retried over it (its older text would go in force unsaid), and a job that waited for the workspace a
+sibling worker held (a large document) is queued as it was, using up none of its attempts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import Cli
+
+import beliefdb
+from beliefdb import errors
+
+OLD = "# Returns\nReturns are accepted within 10 days.\n" + "Thank you for shopping with us.\n" * 20
+NEW = "# Returns\nReturns are accepted within 20 days.\n"
+
+
+def windows(db: beliefdb.BeliefDB) -> list[str]:
+    return [b.value for b in db.beliefs(subject="return_policy")]
+
+
+def test_a_failed_older_text_is_not_retried_over_a_newer_one_done_since(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    old_job, new_job = bdb.submit(text=OLD, source="returns.md")[0], bdb.submit(text=NEW, source="returns.md")[0]
+    other = bdb.submit(text="# Shipping\nDelivery time: 3 days.\n" + "Thank you.\n" * 20, source="other.md")[0]
+    # the worker's limit takes the short new text only: the old one (and the other) fail for good
+    cli("worker", "--until-empty", "--no-embed", "--backoff", "0", env={"BELIEFDB_INGEST_MAX_BYTES": "100"}, expect=1)
+    status = {j.id: j.status for j in bdb.jobs()}
+    assert (status[old_job], status[new_job], status[other]) == ("failed", "done", "failed")
+    assert windows(bdb) == ["20 days"]
+
+    with pytest.raises(errors.InvalidInput, match=rf"^job {old_job} cannot be retried: job {new_job} of its source,"
+                                                  r" submitted after it, is done since"):
+        bdb.retry(old_job, other)
+    assert {j.id: j.status for j in bdb.jobs()}[other] == "failed"  # (all or none)
+    # every failed job: the other is queued again, the stale one stays failed and says why
+    assert bdb.retry(all_failed=True) == [other]
+    (stale,) = [j for j in bdb.jobs() if j.id == old_job]
+    assert stale.status == "failed" and stale.last_error is not None
+    assert stale.last_error.startswith(f"not retried: job {new_job} of its source, submitted after it, is done since")
+    cli("worker", "--until-empty", "--no-embed")
+    assert windows(bdb) == ["20 days"] and "3 days" in [b.value for b in bdb.beliefs()]
+
+
+def test_a_job_that_waits_for_a_busy_workspace_uses_no_attempt(db_url: str, postgresql: psycopg.Connection[Any],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.3")
+    with beliefdb.connect(db_url) as db:
+        (job,) = db.submit(text=NEW, source="returns.md", max_attempts=1)
+        # another writer holds the workspace's lock (a sibling worker on a large document)
+        postgresql.execute("select from beliefdb.audit_head h join beliefdb.workspace w on w.id = h.workspace_id"
+                           " where w.name = 'default' for update of h")
+        try:
+            for _ in range(3):
+                report = db.work(once=True, embed=False)
+                (outcome,) = report.outcomes
+                assert (outcome.id, outcome.status, outcome.attempts, report.waited) == (job, "waiting", 0, 1), report
+                (queued,) = db.jobs()
+                assert (queued.status, queued.attempts) == ("queued", 0), queued
+        finally:
+            postgresql.rollback()
+        with psycopg.connect(db_url) as c:  # (no start of those waits counts)
+            assert c.execute("select count(*) from beliefdb.job_start where job_id = %s", (job,)).fetchone() == (0,)
+        # once the lock is let go, its one attempt runs it
+        report = db.work(once=True, embed=False)
+        assert [(o.id, o.status, o.attempts) for o in report.outcomes] == [(job, "done", 1)]
+        assert windows(db) == ["20 days"]
