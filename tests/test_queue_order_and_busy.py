@@ -67,3 +67,19 @@ def test_a_job_that_waits_for_a_busy_workspace_uses_no_attempt(db_url: str, post
         report = db.work(once=True, embed=False)
         assert [(o.id, o.status, o.attempts) for o in report.outcomes] == [(job, "done", 1)]
         assert windows(db) == ["20 days"]
+
+
+def test_every_bad_file_of_a_queued_directory_is_named_in_one_run(cli: Cli, tmp_path: Any) -> None:
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    (folder / "good.md").write_text(NEW, encoding="utf-8")
+    (folder / "empty0.md").write_text("", encoding="utf-8")
+    (folder / "empty1.md").write_text("  \n", encoding="utf-8")
+    (folder / "latin.md").write_bytes("Caf\xe9 prices: 3 euros.\n".encode("latin-1"))
+    result = cli("ingest", str(folder), "--queue", expect=1)
+    said = result.output.strip()
+    assert said.count("\n") == 0, said  # (one line)
+    for name in ("empty0.md", "empty1.md", "latin.md"):
+        assert name in said, said
+    assert "2 other file(s) refused" in said and "nothing was queued" in said
+    assert cli.json("jobs") == []

@@ -131,18 +131,41 @@ def submit_texts(db: Database, texts: Sequence[tuple[str, ingest.SourceOptions]]
 def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOptions, *, extractor: str = "rules",
                  max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
     """Read and queue documents (a directory: its documents, :func:`beliefdb.store.documents.documents`;
-    their text is queued, so a worker need not see the files); a bad file is an error naming it, and then
-    nothing is queued."""
+    their text is queued, so a worker need not see the files); a bad file is an error naming it, and every
+    other bad file with it, and then nothing is queued."""
     named = named_documents(paths, "submit", source=options.name)
     _check_options(options, extractor, max_attempts)
     limit = ingest.max_ingest_bytes(max_bytes)
     payloads = []
+    refused: list[errors.BeliefDBError] = []
     for path, name in named.items():
-        ingest.check_file_size(path, limit)  # (a file too large is refused without being read)
-        text = ingest.read_document(path)
-        ingest.check_size(shown(path), text, limit)
+        try:
+            ingest.check_file_size(path, limit)  # (a file too large is refused without being read)
+            text = ingest.read_document(path)
+            ingest.check_size(shown(path), text, limit)
+        except (errors.InvalidInput, errors.NotFound, errors.DocumentTooLarge) as exc:
+            refused.append(exc)
+            continue
         payloads.append(_payload(text, ingest.file_source(options, path, name=name), extractor, shown(path)))
+    if refused:
+        raise _all_refused(refused)
     return submit(db, payloads, max_attempts)
+
+
+#: at most this many of the other refused files named in the one error (then how many more)
+SHOWN_REFUSED = 10
+
+
+def _all_refused(refused: list[errors.BeliefDBError]) -> errors.BeliefDBError:
+    """The first refusal (its kind and code), naming the others: a drop folder with three bad files was
+    fixed and submitted again three times, each run naming the next one only."""
+    first, others = refused[0], refused[1:]
+    if not others:
+        return first
+    named = "; ".join(e.message for e in others[:SHOWN_REFUSED])
+    more = f"; and {len(others) - SHOWN_REFUSED} more" if len(others) > SHOWN_REFUSED else ""
+    said = f"{first.message} (and {len(others)} other file(s) refused: {named}{more}; nothing was queued)"
+    return type(first)(said)  # (each kind's own bound on what it echoes)
 
 
 def submit_conversations(db: Database, conversations: Sequence[tuple[Sequence[Turn], ingest.SourceOptions, str | None]],
