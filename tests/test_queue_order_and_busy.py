@@ -83,3 +83,12 @@ def test_every_bad_file_of_a_queued_directory_is_named_in_one_run(cli: Cli, tmp_
         assert name in said, said
     assert "2 other file(s) refused" in said and "nothing was queued" in said
     assert cli.json("jobs") == []
+
+
+def test_a_worker_run_from_the_command_line_speaks_to_its_operator(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    # (its threads ran in an empty context: a worker's log said "raise it with max_bytes=", an argument
+    # it has no option for)
+    (job,) = bdb.submit(text=OLD, source="returns.md", max_attempts=1)
+    result = cli("worker", "--until-empty", "--no-embed", env={"BELIEFDB_INGEST_MAX_BYTES": "100"}, expect=1)
+    assert f"job {job} failed after 1 attempt(s)" in result.output
+    assert "raise BELIEFDB_INGEST_MAX_BYTES" in result.output and "max_bytes=" not in result.output, result.output

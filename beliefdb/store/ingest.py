@@ -294,12 +294,13 @@ def _size(size: int) -> str:
     return f"{size / 1024 / 1024:.1f} MiB ({exact})" if size >= 1024 * 1024 else f"{size / 1024:.1f} KiB ({exact})"
 
 
-def check_size(name: str, text: str, max_bytes: int | None = None, *, read: Sequence[TurnSpan] | None = None
-               ) -> None:
+def check_size(name: str, text: str, max_bytes: int | None = None, *, read: Sequence[TurnSpan] | None = None,
+               argument: bool = True) -> None:
     """InvalidInput naming the size and the limit when ``text`` is over ``max_bytes`` (default: the
     setting) in bytes of UTF-8. Time and memory of an ingest grow with the text (linearly): the
     limit says what was measured to work (docs/benchmarks.md). ``read``: the turns remembered into the
-    conversation ``text``; when they fit, what is over is the conversation (:func:`conversation_full`)."""
+    conversation ``text``; when they fit, what is over is the conversation (:func:`conversation_full`).
+    ``argument``: whether the caller took the limit as an argument (a worker's is its setting only)."""
     limit = max_ingest_bytes(max_bytes)
     if len(text) * 4 <= limit:  # (a character is at most 4 bytes: no need to count them)
         return
@@ -310,7 +311,7 @@ def check_size(name: str, text: str, max_bytes: int | None = None, *, read: Sequ
         if sum(len(text[t.start:t.end].encode("utf-8", "surrogatepass")) for t in read) <= limit:
             raise conversation_full(name, size, limit)
         raise too_big(name, size, limit, argument=False)
-    raise too_big(name, size, limit)
+    raise too_big(name, size, limit, argument=argument)
 
 
 def check_choices(options: SourceOptions) -> None:

@@ -259,7 +259,7 @@ def _check_worker(payload: dict[str, Any]) -> None:
     # These are the worker's settings, not the job's input: another worker (a higher limit, an endpoint
     # configured) may take the job, so they use up its attempts rather than fail it at once (as before:
     # tests/test_queue_retry.py fails over-limit documents through their attempts and retries them).
-    ingest.check_size(payload["source"], payload["text"])
+    ingest.check_size(payload["source"], payload["text"], argument=False)
     if payload.get("extractor") == "llm":
         from beliefdb.text.llm import LLMConfig  # (only here: most jobs never need the llm)
 

@@ -3,6 +3,7 @@ the queue is empty, or one job was run, and embed what an earlier worker left wi
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -112,7 +113,10 @@ def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_
             failures.append(exc)
             stop.set()
 
-    threads = [threading.Thread(target=guarded, name=f"beliefdb-worker-{i}", daemon=True)
+    # (each thread in a copy of the caller's context: a thread starts in an empty one, and the messages
+    # of a worker run from the command line spoke to a program, "embed the rest with db.embed()")
+    threads = [threading.Thread(target=contextvars.copy_context().run, args=(guarded,), name=f"beliefdb-worker-{i}",
+                                daemon=True)
                for i in range(1 if once else concurrency)]
     for t in threads:
         t.start()
