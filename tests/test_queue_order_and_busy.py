@@ -5,6 +5,7 @@ sibling worker held (a large document) is queued as it was, using up none of its
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import psycopg
@@ -54,6 +55,7 @@ def test_a_job_that_waits_for_a_busy_workspace_uses_no_attempt(db_url: str, post
                            " where w.name = 'default' for update of h")
         try:
             for _ in range(3):
+                time.sleep(1.1)  # (a job that waited is ready again a second later)
                 report = db.work(once=True, embed=False)
                 (outcome,) = report.outcomes
                 assert (outcome.id, outcome.status, outcome.attempts, report.waited) == (job, "waiting", 0, 1), report
@@ -64,6 +66,7 @@ def test_a_job_that_waits_for_a_busy_workspace_uses_no_attempt(db_url: str, post
         with psycopg.connect(db_url) as c:  # (no start of those waits counts)
             assert c.execute("select count(*) from beliefdb.job_start where job_id = %s", (job,)).fetchone() == (0,)
         # once the lock is let go, its one attempt runs it
+        time.sleep(1.1)
         report = db.work(once=True, embed=False)
         assert [(o.id, o.status, o.attempts) for o in report.outcomes] == [(job, "done", 1)]
         assert windows(db) == ["20 days"]
@@ -92,3 +95,28 @@ def test_a_worker_run_from_the_command_line_speaks_to_its_operator(cli: Cli, bdb
     result = cli("worker", "--until-empty", "--no-embed", env={"BELIEFDB_INGEST_MAX_BYTES": "100"}, expect=1)
     assert f"job {job} failed after 1 attempt(s)" in result.output
     assert "raise BELIEFDB_INGEST_MAX_BYTES" in result.output and "max_bytes=" not in result.output, result.output
+
+
+def test_a_retry_waits_for_a_newer_job_of_its_source_that_a_worker_holds(db_url: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # (the newer job is queued to every other session until its worker commits it done: checked then, the
+    # retry went through and the older text went in force after it)
+    from beliefdb.db.queries import Q
+
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.3")
+    with beliefdb.connect(db_url) as db, beliefdb.connect(db_url) as other:
+        (old_job,) = db.submit(text=OLD, source="returns.md", max_attempts=1)
+        with db.database.transaction() as c:  # (fails the old one for good: a worker's limit)
+            c.execute(Q.job_take, ("w",)).fetchone()
+            c.execute(Q.job_fail, (old_job, "over the limit", 0, True))
+        (new_job,) = db.submit(text=NEW, source="returns.md")
+        with db.database.transaction() as c:
+            taken = c.execute(Q.job_take, ("w",)).fetchone()
+            assert taken is not None and taken[0] == new_job
+            # while the worker holds the newer job, a retry of the older one waits for it, not past it
+            with pytest.raises(errors.WorkspaceBusy):
+                other.retry(old_job)
+            c.execute(Q.job_finish, (new_job, psycopg.types.json.Jsonb({})))
+        with pytest.raises(errors.InvalidInput, match=rf"^job {old_job} cannot be retried: job {new_job}"):
+            other.retry(old_job)
+        assert {j.id: j.status for j in db.jobs()} == {old_job: "failed", new_job: "done"}

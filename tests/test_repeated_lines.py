@@ -91,3 +91,16 @@ def test_a_later_turn_saying_it_again_is_a_new_belief_that_wins(bdb: beliefdb.Be
         bdb.remember_turn("chat-1", "alice", text, time=datetime(2025, 1, day, tzinfo=UTC))
     believed = sorted((b.value, b.status) for b in bdb.beliefs(include_all=True) if b.subject == "alice")
     assert believed == [("Berlin", "current"), ("Berlin", "superseded"), ("Paris", "superseded")]
+
+
+def test_turns_stored_as_a_document_still_rank_by_turn(bdb: beliefdb.BeliefDB) -> None:
+    # (a text given as turns is ranked turn by turn whatever its origin says: the words said again last win)
+    from beliefdb.models import Turn
+    from beliefdb.store import ingest
+    from beliefdb.text.turns import lay_out
+
+    text, spans = lay_out([Turn("ann", "My colour is red."), Turn("ann", "My colour is blue."),
+                           Turn("ann", "My colour is red.")])
+    ingest.ingest_text(bdb.database, text, ingest.SourceOptions(name="notes", origin="document"), turns=spans,
+                       embed=False)
+    assert [b.value for b in bdb.beliefs(subject="ann", attribute="colour")] == ["red"]

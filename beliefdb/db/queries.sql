@@ -1432,6 +1432,10 @@ select beliefdb.job_start_lost(%s);
 -- Mark the job this transaction took as done, with its result
 select beliefdb.job_finish(%s, %s);
 
+-- job_wait --
+-- The job this transaction took waited for the workspace another writer held: queued as it was, its start deleted
+select beliefdb.job_wait(%s, %s);
+
 -- job_fail --
 -- Record why the job this transaction took failed; its status after (queued again, or failed: after its
 -- last attempt, or at once when final)

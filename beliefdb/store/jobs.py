@@ -303,14 +303,6 @@ class LostStarts:
                 self.starts.append(start)
 
 
-class _Busy(Exception):
-    """The workspace's write lock was not had in time: the job waits, it did not fail."""
-
-    def __init__(self, cause: Exception) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
-
-
 def record_lost(db: Database, lost: LostStarts) -> None:
     """Say which starts were no attempts: deleted, they use up none of their jobs' attempts.
     DatabaseUnavailable while the database is away (those not said stay in ``lost``)."""
@@ -364,22 +356,19 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
             except Exception as exc:  # the document's failure is the job's, recorded; the worker goes on
                 if c.broken:  # (the connection is gone: nothing can be recorded on it)
                     raise
-                if isinstance(exc, errors.WorkspaceBusy | psycopg.errors.LockNotAvailable):
-                    raise _Busy(exc) from exc
+                if isinstance(exc, errors.WorkspaceBusy | psycopg.errors.LockNotAvailable) and start is not None:
+                    # another writer of the workspace (a sibling worker on a large document) is no fault of
+                    # this document: queued as it was, its start deleted, in this transaction (five waits
+                    # behind one large file failed small documents for good)
+                    c.execute(Q.job_wait, (job_id, start))
+                    return [*died, JobOutcome(id=job_id, source=options.name or "", status="waiting",
+                                              attempts=attempts - 1, error=_message(exc))]
                 final = checked and isinstance(exc, REFUSALS)
                 failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff, final)).fetchone()
                 assert failed is not None
                 return [*died, JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]),
                                           attempts=attempts, error=_message(exc))]
             c.execute(Q.job_finish, (job_id, Jsonb(_summary(report))))
-    except _Busy as busy:
-        # another writer of the workspace (a sibling worker on a large document) is no fault of this
-        # document: rolled back, the job is queued as it was, and its start is no attempt (five waits
-        # behind one large file failed small documents for good)
-        assert job_id is not None and start is not None
-        db.scalar(Q.job_start_lost, (start,))
-        return [*died, JobOutcome(id=job_id, source=str(payload["source"]), status="waiting", attempts=attempts - 1,
-                                  error=_message(busy.cause))]
     except Exception as exc:
         if job_id is not None and start is not None and conn is not None and _lost(conn, exc):
             lost.add(job_id, start)

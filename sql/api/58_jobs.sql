@@ -252,6 +252,33 @@ end
 $$;
 comment on function beliefdb.job_fail(bigint, text, double precision, boolean) is 'Record why the job this transaction took failed: queued again after a backoff, or failed after its last attempt (at once when final: a refusal another attempt would meet again)';
 
+-- The job this transaction took waited for the workspace's write lock another writer held (a sibling
+-- worker on a large document, BELIEFDB_LOCK_TIMEOUT): no fault of its document, so no attempt. Queued
+-- again as it was before the take, ready in a second, and this worker's start of it (p_start, which
+-- job_started committed) deleted, in this transaction: no other worker can take it between the two
+-- and count that start (docs/operations.md, Retries).
+create or replace function beliefdb.job_wait(p_id bigint, p_start bigint)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+begin
+    update beliefdb.job j
+       set status = 'queued', attempts = greatest(j.attempts - 1, 0), worker = null, started_at = null,
+           run_after = pg_catalog.clock_timestamp() + interval '1 second'
+     where j.workspace_id = v_ws and j.id = p_id and j.status = 'running';
+    if not found then
+        raise exception 'job % is not running in this transaction (take it with job_take first)', p_id
+            using errcode = 'BD005';
+    end if;
+    delete from beliefdb.job_start s where s.workspace_id = v_ws and s.id = p_start and s.job_id = p_id;
+end
+$$;
+comment on function beliefdb.job_wait(bigint, bigint) is 'The job this transaction took waited for the workspace another writer held: queued again as it was, this start deleted (no attempt)';
+
 -- Queue failed jobs again (beliefdb jobs retry), in one statement: each with its attempts used up
 -- afresh (its starts are kept, its history, and those before the retry count no more: the payload's
 -- starts_before_retry, beliefdb._job_starts; job_take does not fail it again at once) and ready now; its
@@ -289,7 +316,16 @@ begin
     end if;
     -- a text submitted before another of its source that is done since would go in force over it,
     -- older over newer, unsaid (a retry after a limit was raised put a stale price back in force):
-    -- refused by id; left failed, saying why, when every failed job is retried
+    -- refused by id; left failed, saying why, when every failed job is retried. The later jobs of
+    -- those sources are locked first: one a worker holds is queued to this session until it commits
+    -- done (waited for here, as long as BELIEFDB_LOCK_TIMEOUT allows)
+    perform from beliefdb.job n
+      join beliefdb.job j on j.workspace_id = n.workspace_id and j.payload ->> 'source' = n.payload ->> 'source'
+                         and j.id < n.id
+     where n.workspace_id = v_ws and n.status in ('queued', 'running', 'done') and j.status = 'failed'
+       and (p_ids is null or j.id = any(p_ids))
+     order by n.id
+       for no key update of n;
     if p_ids is not null then
         select j.id, n.id as newer into v_stale
           from beliefdb.job j

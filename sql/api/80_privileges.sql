@@ -97,6 +97,7 @@ grant execute on function beliefdb.job_fail(bigint,text,double precision,boolean
 grant execute on function beliefdb.job_finish(bigint,jsonb) to beliefdb_app;
 grant execute on function beliefdb.job_started(bigint,text) to beliefdb_app;
 grant execute on function beliefdb.job_start_lost(bigint) to beliefdb_app;
+grant execute on function beliefdb.job_wait(bigint,bigint) to beliefdb_app;
 grant execute on function beliefdb.job_retry(bigint[]) to beliefdb_app;
 grant execute on function beliefdb.job_cancel(bigint[],text) to beliefdb_app;
 grant execute on function beliefdb.job_submit(text,jsonb,integer) to beliefdb_app;

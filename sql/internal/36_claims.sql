@@ -613,7 +613,13 @@ declare
     -- of the loop read the whole list each time, 64 million comparisons for 8,000 claims
     v_set_mark boolean[];
 begin
-    select v.content, s.provenance, s.origin_type = 'conversation' into v_content, v_world, v_conversation
+    -- (turns rank a quote by its turn whatever the source is called: a text given as turns with
+    -- origin document is a conversation here, as beliefdb._belief_rank reads it)
+    select v.content, s.provenance,
+           s.origin_type = 'conversation'
+           or exists (select from beliefdb.fragment f
+                       where f.workspace_id = v.workspace_id and f.source_version_id = v.id and f.speaker is not null)
+      into v_content, v_world, v_conversation
       from beliefdb.source_version v
       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
      where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
