@@ -118,19 +118,6 @@ def echoed(message: str) -> str:
     return bounded(message)
 
 
-#: what an error of one transaction says of it (connector.translate's words): untrue of a run whose earlier
-#: transactions (batches, files) committed
-_NOTHING_CHANGED = re.compile(r"(?:[;:] )?nothing was changed(?:: try again)?")
-
-
-def after_committed(message: str, stored: str) -> str:
-    """The message of a failure that stopped a run of many transactions after some committed (a bulk
-    ingest's batches, the files of an ingest, the batches of an embed), saying ``stored`` (what they
-    stored, and what to do) in place of its "nothing was changed", which is true of its own only."""
-    cut = _NOTHING_CHANGED.sub("", message).replace(" ()", "").replace("()", "")
-    return f"{cut} ({stored})"
-
-
 def bounded(message: str) -> str:
     """A message longer than :data:`LONGEST_MESSAGE` keeps its start and its end (the hint): bad input of
     10 kB (a moment, a name) is not echoed whole, while a long path or id in it is kept."""
@@ -271,6 +258,13 @@ class AlreadyRetracted(NotFound):
     code = "already_retracted"
 
 
+class AlreadyResolved(InvalidInput):
+    """A verdict on a review item approved, rejected or closed already (one sent again, or on an item that
+    settled by itself; the message says by whom; the servers answer 409). An InvalidInput, as it was before."""
+
+    code = "already_resolved"
+
+
 class PayloadTooLarge(BeliefDBError):
     """A request body over the server's limit, refused as it arrives, before it is read (the HTTP API
     answers 413; no SQL raises it)."""
@@ -388,7 +382,8 @@ def from_error_code(sqlstate: str, message: str, detail: Mapping[str, object] | 
     whatever its words; an invalid input whose detail names the state that keeps a belief from being corrected
     (``{"not_correctable": "superseded", ...}``: ``beliefdb._correction_is_proposal``) is :class:`NotCorrectable`;
     nothing to retract because it is retracted already (``{"already": "retracted"}``: ``beliefdb.retract``) is
-    :class:`AlreadyRetracted`."""
+    :class:`AlreadyRetracted`, and a verdict on a review item resolved already (``{"already": "resolved"}``) is
+    :class:`AlreadyResolved`."""
     kind = BY_ERROR_CODE.get(sqlstate)
     unknown = (detail or {}).get("unknown")
     if kind is NotFound and isinstance(unknown, list) and "belief" in unknown:
@@ -397,4 +392,6 @@ def from_error_code(sqlstate: str, message: str, detail: Mapping[str, object] | 
         kind = NotCorrectable
     if kind is NotFound and (detail or {}).get("already") == "retracted":
         kind = AlreadyRetracted
+    if kind is InvalidInput and (detail or {}).get("already") == "resolved":
+        kind = AlreadyResolved
     return kind(message) if kind is not None else None

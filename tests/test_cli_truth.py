@@ -321,7 +321,13 @@ def test_review_approve_by_prefix_releases_the_held_actions(cli: Cli, flagged: d
 @pytest.mark.slow
 def test_review_reject_cancels_the_held_actions(cli: Cli, flagged: dict[str, str]) -> None:
     text = cli("review", "reject", flagged["item"])
-    assert text.stdout.strip() == f"decision_flagged {flagged['refuse']}: rejected"
+    # (the held actions' items go with the decision's verdict, each said beside it)
+    closed = {line.split()[0]: line for line in text.stdout.splitlines()[2:]}
+    assert text.stdout.splitlines()[:2] == [f"decision_flagged {flagged['refuse']}: rejected",
+                                            "  closed 2 other review item(s):"], text.stdout
+    assert closed[flagged["email_item"][:8]] == (f"    {flagged['email_item'][:8]} action_held {flagged['email'][:8]}:"
+                                                 f" rejected (resolved with decision {flagged['refuse']})")
+    assert len(closed) == 2
     assert statuses(cli, "decisions") == {flagged["refuse"]: "rejected"}
     assert statuses(cli, "actions") == {flagged["email"]: "cancelled", flagged["other"]: "cancelled"}
     assert [a["id"] for a in cli.json("actions", "--status", "cancelled")] == [flagged["email"],
@@ -343,9 +349,9 @@ def test_review_of_a_single_held_action(cli: Cli, flagged: dict[str, str]) -> No
 @pytest.mark.slow
 def test_resolving_twice_is_an_error(cli: Cli, flagged: dict[str, str]) -> None:
     cli.json("review", "approve", flagged["item"])
-    said = cli.error("review", "approve", flagged["item"], code="invalid_input")["message"]
+    said = cli.error("review", "approve", flagged["item"], code="already_resolved")["message"]
     assert said.startswith(f"review item {flagged['item']} is already approved (by "), said
-    cli.error("review", "reject", flagged["item"][:8], code="invalid_input")
+    cli.error("review", "reject", flagged["item"][:8], code="already_resolved")
     assert "error:" in cli.one_line_error("review", "reject", flagged["item"])
     assert statuses(cli, "decisions") == {flagged["refuse"]: "approved"}  # the second verdict changed nothing
     assert set(statuses(cli, "actions").values()) == {"scheduled"}
@@ -389,7 +395,10 @@ def test_approving_a_conflict_needs_a_winner(cli: Cli, conflict: dict[str, str],
 def test_approving_a_conflict_with_a_winner_supersedes_the_loser(cli: Cli, conflict: dict[str, str]) -> None:
     result = cli.json("review", "approve", conflict["item"][:8], "--winner", conflict["b"][:8])
     assert (result["kind"], result["status"]) == ("conflict", "approved")
-    assert result["applied"] == {"winner": conflict["b"], "loser": conflict["a"]}
+    applied = result["applied"]
+    assert (applied["winner"], applied["loser"]) == (conflict["b"], conflict["a"])
+    assert (applied["flagged"], applied["held"], applied["stopped_current"]) == ([], [], [conflict["a"]])
+    assert result["closed"] == []
     assert belief_status(cli, conflict["b"]) == "current"
     assert belief_status(cli, conflict["a"]) == "superseded"
     assert cli.json("review", "list") == []

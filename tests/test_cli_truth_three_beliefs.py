@@ -39,7 +39,8 @@ def three(postgresql: psycopg.Connection[Any]) -> dict[str, str]:
 
 def test_decide_json_is_id_and_active_status(cli: Cli, three: dict[str, str]) -> None:
     recorded = cli.json("decide", "Refuse the return of order 1042", "--because", three["seven"])
-    assert set(recorded) == {"id", "status", "already_applied"} and recorded["already_applied"] is False
+    assert set(recorded) == {"id", "status", "already_applied", "notes"} and recorded["already_applied"] is False
+    assert recorded["notes"] == []  # (its one reason is current and in no conflict)
     assert recorded["status"] == "active"
     (listed,) = cli.json("decisions")
     assert listed["id"] == recorded["id"]

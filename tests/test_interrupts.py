@@ -25,6 +25,7 @@ from test_retrieval import FakeEmbeddings
 
 import beliefdb
 from beliefdb import errors
+from beliefdb.store import interrupted
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -219,7 +220,7 @@ def test_what_a_timeout_says_of_its_own_transaction_gives_way_to_what_the_run_st
         ("cannot connect to the database (the server's log says why): nothing was changed",
          "cannot connect to the database (the server's log says why)"),
     ]:
-        assert errors.after_committed(message, stored) == f"{left} ({stored})"
+        assert interrupted.after_committed(message, stored) == f"{left} ({stored})"
 
 
 def test_a_lock_timeout_after_committed_batches_of_a_bulk_ingest_does_not_say_nothing_changed(

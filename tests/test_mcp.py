@@ -222,7 +222,7 @@ def test_every_tool_refuses_an_argument_it_does_not_take(bdb: beliefdb.BeliefDB,
                     ("decide", {"name": "Ship it", "why": ["3f2a"]},
                      f"name, why: {said} (title, because, all_of, run, idempotency_key);"
                      " title: missing (it is required)"),
-                    ("review_list", {"all": True}, f"all: {said} (limit, after)")]:
+                    ("review_list", {"all": True}, f"all: {said} (limit, after, kind)")]:
                 assert await fails(tool, arguments) == {"error": "invalid_input", "message": message}, tool
             for listed in (await client.list_tools()).tools:  # every tool, naming what its schema lists
                 takes = ", ".join(listed.input_schema["properties"]) or "none"

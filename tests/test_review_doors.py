@@ -33,7 +33,8 @@ def _tool(bdb: beliefdb.BeliefDB, tool: str, arguments: dict[str, Any]) -> tuple
 def test_an_item_resolved_already_is_said_so_at_every_door(http_client: TestClient, db_url: str, cli: Cli) -> None:
     """A resolve sent again (a client retrying after a timeout, a second reviewer) was told 404 "no open
     review item ID", as if the id were wrong, while an item that closed by itself was told it is
-    "already closed". Both now say what happened: "review item ID is already approved (by alice)"."""
+    "already closed". Both now say what happened: "review item ID is already approved (by alice)", with a
+    code of its own (already_resolved, 409 over HTTP) so that a program tells it from bad input."""
     with beliefdb.connect(db_url, principal="alice") as alice:
         first = str(alice.decide("Refund order 1042").id)
         second = str(alice.decide("Refund order 1043").id)
@@ -44,15 +45,15 @@ def test_an_item_resolved_already_is_said_so_at_every_door(http_client: TestClie
         assert answer.status_code == 200 and answer.json()["status"] == "approved", answer.text
         said = f"review item {one} is already approved (by alice)"
         again = http_client.post(f"/review-items/{one[:8]}", headers=token, json={"verdict": "rejected"})
-        assert refused(again, 400, "invalid_input") == said
+        assert refused(again, 409, "already_resolved") == said
         assert _tool(alice, "review_resolve", {"item": one, "verdict": "approved"}) == (
-            True, {"error": "invalid_input", "message": said})
-        assert cli.error("review", "reject", one[:8], "--as", "alice", code="invalid_input")["message"] == said
-        with pytest.raises(errors.InvalidInput, match="already approved"):
+            True, {"error": "already_resolved", "message": said})
+        assert cli.error("review", "reject", one[:8], "--as", "alice", code="already_resolved")["message"] == said
+        with pytest.raises(errors.AlreadyResolved, match="already approved"):
             alice.resolve_review(one, "approved")
         alice.resolve_review(other, "rejected", note="no receipt")
         assert refused(http_client.post(f"/review-items/{other}", headers=token, json={"verdict": "rejected"}),
-                       400, "invalid_input") == f"review item {other} is already rejected (by alice)"
+                       409, "already_resolved") == f"review item {other} is already rejected (by alice)"
         # an id no item has is still unknown
         assert refused(http_client.post("/review-items/ffffffff", headers=token, json={"verdict": "approved"}),
                        404, "not_found") == "no open review item ffffffff"

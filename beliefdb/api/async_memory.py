@@ -308,8 +308,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
     async def review_count(self) -> int:
         return await self.call(self.sync.review_count)
 
-    async def review_items(self, *, limit: int | None = None, after: str | UUID | None = None) -> list[ReviewItem]:
-        return await self.call(self.sync.review_items, limit=limit, after=after)
+    async def review_items(self, *, limit: int | None = None, after: str | UUID | None = None,
+                           kind: str | Sequence[str] | None = None) -> list[ReviewItem]:
+        return await self.call(self.sync.review_items, limit=limit, after=after, kind=kind)
 
     async def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
                              winner: str | UUID | None = None) -> ReviewResolution:

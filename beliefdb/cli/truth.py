@@ -1,9 +1,10 @@
-"""Commands for what is built on beliefs: decisions, actions, impact, corrections, retraction,
-review. They parse and print; the truth rules run in SQL."""
+"""Commands for what is built on beliefs: decisions, actions, impact, corrections, retraction, and the
+review queue's group (its commands: :mod:`beliefdb.cli.review`). They parse and print; the truth rules run
+in SQL."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -23,11 +24,9 @@ from beliefdb.cli.common import (
     usage,
     with_memory,
 )
+from beliefdb.cli.review import review_app
 from beliefdb.render import pictures
 from beliefdb.vocabulary import ActionStatus, DecisionStatus
-
-review_app = typer.Typer(help="The review queue: flagged decisions, held actions, open conflicts.",
-                         no_args_is_help=True)
 
 
 @with_memory()
@@ -53,18 +52,33 @@ def decide(
     with errors(as_json), memory.open() as bdb:
         recorded = bdb.decide(title, because=because or [], all_of=groups, idempotency_key=idempotency_key)
         # (a reason given that is not current now was recorded silently beside the others: said, as why does)
-        reasons = [] if as_json else [r for d in bdb.decisions(of=recorded.id) for r in d.reasons]
-    typer.echo(render.to_json(recorded) if as_json
-               else f"decision {recorded.id} [{recorded.status}]" + (REPLAYED if recorded.already_applied else ""))
-    for reason in reasons:
-        beliefs = " + ".join(f"{render.short(b['id'])} ({b['status']})" for b in reason["beliefs"])
-        if not reason["live"]:
-            typer.echo(f"note: reason {beliefs} does not hold now (not every belief of it is current): it counts"
-                       " again if it is current again")
-        elif any(b["status"] == "conflicting" for b in reason["beliefs"]):
-            # (it holds, but a person must still choose between it and a rival: rule 8 of docs/rules.md)
-            typer.echo(f"note: reason {beliefs} is in an open conflict (beliefdb review list): if its rival wins,"
-                       " the reason is lost")
+        notes = [note for d in bdb.decisions(of=recorded.id) for r in d.reasons for note in _notes(r)]
+    if as_json:
+        typer.echo(render.to_json({**render.jsonable(recorded), "notes": notes}))
+        return
+    typer.echo(f"decision {recorded.id} [{recorded.status}]" + (REPLAYED if recorded.already_applied else ""))
+    for note in notes:
+        typer.echo(f"note: {note}")
+
+
+def _notes(reason: dict[str, Any]) -> list[str]:
+    """What a person deciding should know of one reason of a decision (``Decision.reasons``): it does not
+    hold now, or it holds on a belief a person must still choose between it and a rival (rule 8 of
+    docs/rules.md): with the conflict's open review item, or none left open (a reviewer rejected it)."""
+    beliefs = " + ".join(f"{render.short(b['id'])} ({b['status']})" for b in reason["beliefs"])
+    if not reason["live"]:
+        return [f"reason {beliefs} does not hold now (not every belief of it is current): it counts again if it"
+                " is current again"]
+    conflicting = [b for b in reason["beliefs"] if b["status"] == "conflicting"]
+    if not conflicting:
+        return []
+    items = [b["conflict_item"] for b in conflicting if b.get("conflict_item")]
+    if len(items) == len(conflicting):
+        return [f"reason {beliefs} is in an open conflict (review item {render.shorts(list(dict.fromkeys(items)))};"
+                " beliefdb review list --kind conflict): if its rival wins, the reason is lost"]
+    return [f"reason {beliefs} is in a conflict a reviewer rejected (both sides stay conflicting; no review item"
+            " is open for it): to settle it, correct one side (beliefdb correct ID --preview) or retract the source"
+            " of one"]
 
 
 @with_memory()
@@ -259,57 +273,6 @@ def retract(
         if preview:
             said += f"\nfingerprint: {report.fingerprint()} (retract --expect with it applies only this change)"
         typer.echo(render.to_json(render.retraction_json(report)) if as_json else said)
-
-
-@review_app.command("list")
-@with_memory(principal=False)
-def review_list(
-    limit: Annotated[int | None, typer.Option(
-        min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
-        = None,
-    after: Annotated[str | None, typer.Option(
-        callback=page_cursor,
-        help="Only those after this item, oldest first (the last id of the page before).", metavar="ID")] = None,
-    *, memory: Memory, as_json: Json = False,
-) -> None:
-    """Open review items, oldest first. Page through many with --limit N and --after LAST_ID."""
-    with errors(as_json), memory.open() as bdb:
-        rows = bdb.review_items(limit=limit, after=after)
-    typer.echo(render.to_json(rows) if as_json else render.review_items(rows, paged=after is not None))
-
-
-def _resolve(item: str, verdict: str, note: str | None, winner: str | None, memory: Memory, as_json: bool) -> None:
-    with errors(as_json), memory.open() as bdb:
-        result = bdb.resolve_review(item, verdict, note=note, winner=winner)
-    typer.echo(render.to_json(result) if as_json else render.review_resolution(result))
-
-
-@review_app.command("approve")
-@with_memory()
-def review_approve(
-    item: Annotated[str, typer.Argument(help="Review item id (or unique prefix).")],
-    note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
-    winner: Annotated[str | None, typer.Option(help="For a conflict: the belief that wins.")] = None,
-    *, memory: Memory,
-    as_json: Json = False,
-) -> None:
-    """Approve: keep a flagged decision, release a held action, settle a conflict for --winner, or
-    apply a proposed correction. Only a belief's owner approves a correction of it, or its loss
-    in a conflict (--as / BELIEFDB_PRINCIPAL names who is acting)."""
-    _resolve(item, "approved", note, winner, memory, as_json)
-
-
-@review_app.command("reject")
-@with_memory()
-def review_reject(
-    item: Annotated[str, typer.Argument(help="Review item id (or unique prefix).")],
-    note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
-    *, memory: Memory,
-    as_json: Json = False,
-) -> None:
-    """Reject: a flagged decision is rejected and its held actions cancelled; a held action is cancelled;
-    a proposed correction is dismissed (by the belief's owner)."""
-    _resolve(item, "rejected", note, None, memory, as_json)
 
 
 def register(app: typer.Typer) -> None:

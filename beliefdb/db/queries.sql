@@ -456,14 +456,23 @@ select * from beliefdb.derive(%s, %s, %s, %s, %s, %s);
 select beliefdb.belief_provenance(beliefdb.current_workspace_id(), %s);
 
 -- list_decisions --
--- Decisions, with whether each holds and its reasons (live or lost, and how many forgotten), optionally of one status, or the one a decision or action id names; oldest first, at most limit (all when null) after the cursor (after_at, after)
+-- Decisions, with whether each holds and its reasons (live or lost, and how many forgotten), optionally of one status, or the one a decision or action id names; oldest first, at most limit (all when null) after the cursor (after_at, after). A conflicting belief of a reason names the oldest open review item of its conflict (conflict_item; null when a reviewer rejected it, none open)
 select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
        coalesce((select jsonb_agg(jsonb_build_object(
                             'justification', s.justification, 'live', s.live,
                             'beliefs', (select coalesce(jsonb_agg(jsonb_build_object('id', b.id, 'statement', b.statement,
-                                                                                     'status', b.status)
+                                                                                     'status', b.status,
+                                                                                     'conflict_item', c.id)
                                                                   order by b.recorded_at, b.id), '[]')
                                           from beliefdb.belief b
+                                          -- (a tie's item is about the pair, either way round; a rejected one
+                                          -- leaves both conflicting with none open)
+                                          left join lateral (select r.id from beliefdb.review_item r
+                                                              where b.status = 'conflicting'
+                                                                and r.workspace_id = b.workspace_id and r.kind = 'conflict'
+                                                                and r.status = 'open' and b.id in (r.node, r.other_node)
+                                                              order by r.created_at, r.id
+                                                              limit 1) c on true
                                          where b.workspace_id = d.workspace_id and b.id = any(s.antecedents)))
                           order by s.live desc, s.justification)
                    from beliefdb.decision_support s
@@ -891,8 +900,8 @@ select coalesce((select p.weight from beliefdb.confidence_policy p
 select x.id, beliefdb.recall_warnings(x.id, %s) from unnest(%s::uuid[]) as x (id);
 
 -- list_review_items --
--- The review queue, oldest first: at most limit (all when null) after the item after (id or prefix)
-select * from beliefdb.review_items(%(limit)s, %(after)s);
+-- The review queue, oldest first: at most limit (all when null) after the item after (id or prefix), of the kinds (all when null)
+select * from beliefdb.review_items(%(limit)s, %(after)s, %(kinds)s);
 
 -- review_count --
 -- How many review items are open

@@ -28,6 +28,7 @@ STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
     (errors.IdempotencyKeyReused, 409),
     (errors.IntegrityViolation, 409),
     (errors.NotCorrectable, 409),  # (an InvalidInput: before it)
+    (errors.AlreadyResolved, 409),  # (an InvalidInput: before it)
     (errors.DocumentTooLarge, 413),  # (an InvalidInput: before it)
     (errors.DatabaseUnavailable, 503),
     (errors.ExtractorUnavailable, 503),

@@ -51,6 +51,7 @@ from beliefdb.models import (
 )
 from beliefdb.render import ask as render_ask
 from beliefdb.render.schema import ASK, ERROR, IMPACT, RETRACTION, WHY, Schema, schema_of
+from beliefdb.vocabulary import REVIEW_ITEM_KINDS
 
 ERRORS = {400: "bad input", 401: "no valid bearer token", 403: "not allowed (read-only token, not the owner)",
           404: "unknown id or name", 409: "stale preview, idempotency key reused, or conflict",
@@ -230,16 +231,22 @@ def retract(body: Retract, c: Reader) -> JSONResponse:
 
 
 @router.get("/review-items", responses=doc(list[ReviewItem]), summary="Open review items, a page at a time",
-            description="Oldest first. At most `limit` (default 1,000); when more follow, the `Link` header names"
-                        " the next page (`rel=\"next\"`: the same query with `after` = the last id of this one).")
+            description="Oldest first (of `kind` only, when given), each with who may resolve it (`owners`). At most"
+                        " `limit` (default 1,000); when more follow, the `Link` header names the next page"
+                        " (`rel=\"next\"`: the same query with `after` = the last id of this one).")
 def review_items(c: Reader, request: Request,
                  limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
-                 after: After = None) -> JSONResponse:
+                 after: After = None,
+                 kind: Annotated[str | None, Query(
+                     description="Only items of this kind, or of these (comma-separated): "
+                                 + ", ".join(REVIEW_ITEM_KINDS) + ".")] = None) -> JSONResponse:
     # (a proposed document names its file by its name: beliefdb.interfaces.remote)
-    return _paged(request, remote.review_items(c.db.review_items(limit=limit + 1, after=after)), limit)
+    return _paged(request, remote.review_items(c.db.review_items(limit=limit + 1, after=after, kind=kind)), limit)
 
 
-@router.post("/review-items/{item}", responses=doc(ReviewResolution), summary="Approve or reject a review item")
+@router.post("/review-items/{item}", responses=doc(ReviewResolution), summary="Approve or reject a review item",
+             description="What the verdict applied, and the other review items it closed (`closed`, each with its"
+                         " `note`); an item resolved already: 409 already_resolved.")
 def resolve(item: str, body: Resolve, c: Writer) -> JSONResponse:
     return ok(c.db.resolve_review(item, body.verdict, note=body.note, winner=body.winner))
 

@@ -29,7 +29,7 @@ from beliefdb.interfaces.access import Memories, answered, bearer
 from beliefdb.interfaces.mcp_server import Server, failed, log, unstorable
 from beliefdb.interfaces.mcp_types import KEYED, Given, Moment
 from beliefdb.render import ask as render_ask
-from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
+from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, ReviewItemKind, StepKind
 
 INSTRUCTIONS = """beliefdb is memory that knows why it believes something. Every belief carries the exact quote
 that supports it; decisions and actions record the beliefs they rest on; when a belief turns out wrong,
@@ -303,18 +303,23 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
 
     @tool("The open review items: decisions flagged because they lost their last support, held actions, ties"
           " between beliefs, and corrections, versions or retractions proposed to an owner; oldest first, at most"
-          " `limit` (default 100) after the item `after` (the last id of the page before). Check it before you"
-          " carry out actions.", reads=True)
-    def review_list(ctx: Context, limit: Page = 100, after: str | None = None) -> Result:
+          " `limit` (default 100) after the item `after` (the last id of the page before), only those of `kind`"
+          " when given. Each names who may resolve it (`owners`). Check it before you carry out actions.",
+          reads=True)
+    def review_list(ctx: Context, limit: Page = 100, after: str | None = None,
+                    kind: Annotated[list[ReviewItemKind], Field(min_length=1)] | None = None) -> Result:
         def call(db: BeliefDB) -> Any:
-            items = db.review_items(limit=limit, after=after)
+            items = db.review_items(limit=limit, after=after, kind=[k.value for k in kind] if kind else None)
             # (served by beliefdb serve, as GET /review-items; beliefdb mcp is the operator's own, on its machine)
             return remote.review_items(items) if errors.for_remote() else items
 
         return answer(ctx, False, call)
 
     @tool("Approve or reject a review item (id or prefix): approving keeps a flagged decision and releases its"
-          " actions (or settles a tie for `winner`, or applies a proposal); rejecting cancels them.")
+          " actions (or settles a tie for `winner`, or applies a proposal); rejecting cancels them. The answer says"
+          " what it applied (a tie's winner and loser, with the decisions flagged and actions held by the loss) and"
+          " the other review items it closed (`closed`, each with its `note`); an item resolved already answers"
+          " already_resolved.")
     def review_resolve(ctx: Context, item: str, verdict: Literal["approved", "rejected"], note: str | None = None,
                        winner: str | None = None) -> Result:
         return answer(ctx, True, lambda db: db.resolve_review(item, verdict, note=note, winner=winner))

@@ -174,6 +174,10 @@ class ReviewItem:
     node_holds: bool | None = None
     #: a conflict's other belief (``other_node``): its statement, as ``subject`` is the first's
     other_subject: str | None = None
+    #: who may resolve it (rule 17): the owner of the decision a flagged decision or held action is about, of
+    #: the belief a proposed correction would change, of the source a proposed version or retraction would
+    #: change; a conflict's, both beliefs' owners (either rejects it; only the loser's owner lets it lose)
+    owners: list[str] = field(default_factory=list)
 
 
 
@@ -181,8 +185,9 @@ class ReviewItem:
 class ReviewResolution:
     """A review item approved or rejected. ``correction``: the report of an approved proposed
     correction (as ``beliefdb.apply_correction`` gives it); ``applied``: that of an approved proposed
-    version (an ingest report) or retraction (a change report), or an approved conflict's
-    ``{"winner", "loser"}``."""
+    version (an ingest report) or retraction (a change report), or an approved conflict's ``{"winner",
+    "loser"}`` with the change report of the loser's supersession (``flagged`` decisions, ``held``
+    actions, ``stopped_current``, ...)."""
 
     item: UUID
     kind: str
@@ -191,6 +196,11 @@ class ReviewResolution:
     status: str
     correction: dict[str, Any] | None = None
     applied: dict[str, Any] | None = None
+    #: the other review items the verdict resolved, in the order it did, each ``{"id", "kind", "node",
+    #: "source_id", "status", "note"}`` (the note says why): settled by what it changed (status closed: a
+    #: correction proposed of the belief a conflict's approval superseded, a tie that is no longer one), or
+    #: resolved with it (a flagged decision's held actions)
+    closed: list[dict[str, Any]] = field(default_factory=list)
     #: why the beliefs an approval made (an approved correction's replacement, an approved version's) were
     #: stored without embeddings (``beliefdb embed`` backfills), if they were (not a field of SQL's
     #: ``review_resolution``: they are embedded after the verdict commits)

@@ -264,7 +264,7 @@ def _stopped(message: str, number: int, count: int, *, fix: bool = True) -> str:
     database that timed out or went away just needs the run again)."""
     stored = (f"batch {number + 1} not written; {count} document(s) before it are stored:"
               f" {'fix it and ' if fix else ''}run again to resume")
-    return errors.after_committed(message, stored) if count else f"{message} ({stored})"
+    return interrupted.after_committed(message, stored) if count else f"{message} ({stored})"
 
 
 def _embed_quietly(db: Database, ids: list[UUID], stopped: list[str]) -> str | None:

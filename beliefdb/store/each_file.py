@@ -32,7 +32,7 @@ def each_file(paths: Sequence[Path], ingest_one: Callable[[Path], IngestReport],
             results.append(ingest_one(path))
         except errors.DatabaseUnavailable as exc:
             if timed_out(exc):  # (this file's work outlasted the limit: the database is there for the next)
-                results.append(IngestFailure(path=shown(path), error=exc.code, message=errors.after_committed(
+                results.append(IngestFailure(path=shown(path), error=exc.code, message=interrupted.after_committed(
                     f"{shown(path)}: {exc.message}", "nothing of it stored; the bulk ingest (--bulk) stores a file"
                                                      " this large set-based, much faster, or raise the timeout")))
                 if progress is not None:
@@ -42,7 +42,7 @@ def each_file(paths: Sequence[Path], ingest_one: Callable[[Path], IngestReport],
             if not stored:
                 raise  # (nothing was changed, as it says)
             before = f"the {len(results)} files" if stored == len(results) else f"{stored} of the {len(results)} files"
-            raise type(exc)(errors.after_committed(exc.message, f"{shown(path)} not stored; {before} before it are"
+            raise type(exc)(interrupted.after_committed(exc.message, f"{shown(path)} not stored; {before} before it are"
                                                                 " stored: run again to resume")) from exc
         except errors.BeliefDBError as exc:
             results.append(IngestFailure(path=shown(path), error=exc.code, message=exc.message))

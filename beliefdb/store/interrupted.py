@@ -3,10 +3,12 @@
 The code an interrupt passes through marks it (:func:`left`: the transaction under way had committed, the
 beliefs stored without a vector yet); the outermost, which knows the whole run, says it in one line, a note
 on the exception (``add_note``): the command line prints it (``interrupted: 4 of 9 files stored; ...``), a
-program sees it under the traceback. The exception stays a KeyboardInterrupt."""
+program sees it under the traceback. The exception stays a KeyboardInterrupt. And what a run's error says when
+earlier transactions of the run had committed (:func:`after_committed`)."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -102,3 +104,16 @@ def _committed(db: Database, xid: str) -> bool:
     except Exception:
         return False
     return status == "committed"
+
+
+#: what an error of one transaction says of it (connector.translate's words): untrue of a run whose earlier
+#: transactions (batches, files) committed
+_NOTHING_CHANGED = re.compile(r"(?:[;:] )?nothing was changed(?:: try again)?")
+
+
+def after_committed(message: str, stored: str) -> str:
+    """The message of a failure that stopped a run of many transactions after some committed (a bulk
+    ingest's batches, the files of an ingest, the batches of an embed), saying ``stored`` (what they
+    stored, and what to do) in place of its "nothing was changed", which is true of its own only."""
+    cut = _NOTHING_CHANGED.sub("", message).replace(" ()", "").replace("()", "")
+    return f"{cut} ({stored})"

@@ -5,7 +5,7 @@ or the supersession of it in a conflict."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -20,17 +20,44 @@ from beliefdb.inputs import check_cursor
 from beliefdb.models import ReviewItem, ReviewResolution
 from beliefdb.store.beliefs import check_page_limit
 from beliefdb.store.vectors import embed_written
+from beliefdb.vocabulary import REVIEW_ITEM_KINDS
 
 
 def list_items(db: Database, *, limit: int | None = None, after: str | UUID | None = None,
+               kind: str | Sequence[str] | None = None,
                conn: psycopg.Connection[Any] | None = None) -> list[ReviewItem]:
     """The open review items, oldest first: at most ``limit`` (all when None), those after the item
     ``after`` (the last one of the page before: its id or a prefix, as :func:`resolve_item` takes it; an item
-    resolved since still marks the place), read from that item on (``beliefdb.review_items``)."""
+    resolved since still marks the place), read from that item on, of the kind or kinds ``kind`` (all when
+    None) (``beliefdb.review_items``)."""
     check_page_limit(limit)
     check_cursor(after)
     return db.fetch_all(ReviewItem, Q.list_review_items,
-                        {"limit": limit, "after": str(after) if after is not None else None}, conn)
+                        {"limit": limit, "after": str(after) if after is not None else None,
+                         "kinds": kinds_of(kind)}, conn)
+
+
+def kinds_of(kind: str | Sequence[str] | None) -> list[str] | None:
+    """The review item kinds a listing keeps (None: every kind), each one of :data:`REVIEW_ITEM_KINDS`:
+    ``kind`` one kind or several, a list or comma-separated (``"conflict,action_held"``, as ``--kind`` and a
+    query parameter take them)."""
+    if kind is None:
+        return None
+    given: list[Any] = [kind] if isinstance(kind, str) else list(kind) if isinstance(kind, list | tuple) else [kind]
+    choices = ", ".join(REVIEW_ITEM_KINDS)
+    wrong = next((k for k in given if not isinstance(k, str)), None)
+    if wrong is not None:
+        raise errors.InvalidInput(f"{errors.argument('kind')} takes review item kinds (strings: {choices}),"
+                                  f" not {type(wrong).__name__}")
+    kinds = [part.strip() for k in given for part in k.split(",") if part.strip()]
+    if not kinds:
+        raise errors.InvalidInput(f"{errors.argument('kind')} names no review item kind: give one or more"
+                                  f" (of {choices}), or leave it out for every kind")
+    unknown = [k for k in kinds if k not in REVIEW_ITEM_KINDS]
+    if unknown:
+        raise errors.InvalidInput(f"unknown review item kind {', '.join(map(repr, unknown))}"
+                                  f" (choose from: {choices})")
+    return list(dict.fromkeys(kinds))
 
 
 def count_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> int:

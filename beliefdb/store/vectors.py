@@ -18,7 +18,7 @@ from pgvector import Vector
 from beliefdb.db.connector import Database, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, cut
-from beliefdb.errors import BeliefDBError, EmbedderUnavailable, InvalidInput, ModelMismatch, after_committed, spelled
+from beliefdb.errors import BeliefDBError, EmbedderUnavailable, InvalidInput, ModelMismatch, spelled
 from beliefdb.models import EmbedReport
 from beliefdb.store import interrupted
 
@@ -189,8 +189,9 @@ def _embed_missing(db: Database, embedder: Embedder, batch: int, total: int,
         except BeliefDBError as exc:
             if not done:
                 raise
-            raise type(exc)(after_committed(exc.message, f"{done:,} of {total:,} beliefs embedded before it: run"
-                                                         f" {_again(command)} again to resume")) from exc
+            raise type(exc)(interrupted.after_committed(
+                exc.message, f"{done:,} of {total:,} beliefs embedded before it: run {_again(command)} again to"
+                             " resume")) from exc
         except KeyboardInterrupt as exc:  # (Ctrl-C: the batch under way rolled back)
             exc.add_note(f"{done:,} of {interrupted.counted(total, 'belief')} embedded"
                          + (f"; {total - done:,} not embedded yet: {_again(command)}" if done < total else ""))

@@ -7,7 +7,8 @@
 -- given twice are not what it keeps as its reasons. What decide, decide_in_run, act, derive and
 -- record_outcome return says whether it was such a repeat. And an index finds the beliefs whose value
 -- keeps a run of whitespace or a tab, as stored before extracted values were spelled with single
--- spaces, so that a claim spelled anew is the same belief, not a conflict with itself.
+-- spaces, so that a claim spelled anew is the same belief, not a conflict with itself. A review
+-- item's verdict (review_resolution) names the other review items it closed.
 -- Never edit: change functions in sql/ (re-applied after every upgrade).
 
 alter table beliefdb.decision add column idempotency_key text, add column request_sha256 bytea,
@@ -18,6 +19,12 @@ alter table beliefdb.outcome add column idempotency_key text, add unique (worksp
 alter type beliefdb.recorded add attribute already_applied boolean;
 alter type beliefdb.run_decision add attribute already_applied boolean;
 alter type beliefdb.outcome_recorded add attribute already_applied boolean;
+
+-- A review item's verdict names the other review items it resolved: settled by it (a correction
+-- proposed of the belief a conflict's approval superseded), or resolved with it (a flagged decision's
+-- held actions).
+alter type beliefdb.review_resolution add attribute closed jsonb;
+comment on type beliefdb.review_resolution is 'A review item approved or rejected, with the report of what an approved proposal or conflict applied and the other review items the verdict closed';
 
 create index belief_spaced_value on beliefdb.belief (workspace_id, subject, attribute)
     where value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]';

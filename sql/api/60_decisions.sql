@@ -457,12 +457,17 @@ comment on function beliefdb.retract_preview(text, text, integer, boolean) is 'E
 -- Resolve a review item: approve or reject. Approving a flagged decision accepts it as it is
 -- and releases its held actions; rejecting it cancels every action of it not finished (held, or
 -- scheduled because a person released it: rule 4, nothing carries out a rejected decision). Approving a held action releases
--- it, rejecting cancels it. Approving a conflict needs the winner, which supersedes the loser.
--- A proposed correction, new version or retraction is its owner's to approve (which applies it
--- as the owner's own change) or reject. The item: its id or a prefix of it naming one open (or
--- closed) item (one approved or rejected already is said to be); the winner, only with approving a
--- conflict: a belief's id or a unique prefix. What expired is processed first, under the lock, as every
--- writer does (rule 16): the verdict is dated when it took the lock and is on the state a reader then
+-- it, rejecting cancels it. Approving a conflict needs the winner, which supersedes the loser; its
+-- report (applied) is the winner, the loser and the change report of that supersession (the decisions
+-- it flagged, the actions it held). A proposed correction, new version or retraction is its owner's to
+-- approve (which applies it as the owner's own change) or reject. closed: the other review items the
+-- verdict resolved, by the resolutions' order (resolved_seq): settled by what it changed (a correction
+-- proposed of a belief it superseded), or resolved with it (a flagged decision's held actions), each
+-- with its note saying why. The item: its id or a prefix of it naming one open item; one approved,
+-- rejected or closed already is said to be (BD005 with DETAIL {"already": "resolved", "status", "by"}:
+-- the library's already_resolved, so that a verdict sent again reads apart from bad input); the
+-- winner, only with approving a conflict: a belief's id or a unique prefix. What expired is processed
+-- first, under the lock, as every writer does (rule 16): the verdict is dated when it took the lock and is on the state a reader then
 -- saw. Approving a decision whose last reason ended before then approves the loss it shows (rule 4: only
 -- a loss after the approval flags it again); a tie one side of which expired is settled (closed), and
 -- a proposed correction of a belief that expired closes too: they are no longer open to resolve.
@@ -481,6 +486,7 @@ declare
     v_loser uuid;
     v_result jsonb;
     v_left jsonb;
+    v_seq bigint;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -513,10 +519,11 @@ begin
                 -- (a conflict rejected leaves both conflicting: what settles them now)
                 raise exception 'review item % is already % (by %)', v_item.id, v_item.status, v_item.resolved_by
                     using errcode = 'BD005', hint = 'both beliefs stay conflicting: to settle them, correct one'
-                                                    || ' (beliefdb correct ID --preview) or retract the source of one';
+                                                    || ' (beliefdb correct ID --preview) or retract the source of one',
+                          detail = beliefdb._already_resolved(v_item);
             end if;
             raise exception 'review item % is already % (by %)', v_item.id, v_item.status, v_item.resolved_by
-                using errcode = 'BD005';
+                using errcode = 'BD005', detail = beliefdb._already_resolved(v_item);
         end if;
         raise exception 'no open review item %', p_item using errcode = 'BD004';
     elsif cardinality(v_items) > 1 then
@@ -528,8 +535,10 @@ begin
     elsif v_item.status <> 'open' then
         raise exception 'review item % is already %', v_item.id,
             v_item.status || case when v_item.status = 'closed' then ' (' || v_item.note || ')' else '' end
-            using errcode = 'BD005';
+            using errcode = 'BD005', detail = beliefdb._already_resolved(v_item);
     end if;
+    -- the resolutions before this verdict's (under the lock: what expired, processed above, among them)
+    v_seq := coalesce((select max(r.resolved_seq) from beliefdb.review_item r where r.workspace_id = v_ws), 0);
     -- a winner settles a conflict: given with anything else it would be dropped, and the caller believe
     -- it had picked one
     if p_winner is not null then
@@ -617,7 +626,9 @@ begin
         v_loser := case when v_winner = v_item.node then v_item.other_node else v_item.node end;
         perform beliefdb._supersede(v_ws, v_winner, v_loser, 'conflict resolved by ' || beliefdb.current_principal());
         perform beliefdb.propagate(v_ws, array[v_winner, v_loser]);
-        v_result := jsonb_build_object('winner', v_winner, 'loser', v_loser);
+        -- (what the loss cascaded to, as an approved correction or retraction reports it: the decisions
+        -- that rested on the loser alone are flagged, their actions held)
+        v_result := jsonb_build_object('winner', v_winner, 'loser', v_loser) || beliefdb._changes(v_ws);
     elsif v_item.kind = 'conflict' then
         -- rejected, both stay conflicting and the item leaves the queue of the owner who must choose:
         -- one of the two beliefs' owners says so (rule 17), not a third principal
@@ -635,14 +646,20 @@ begin
        set status = p_verdict, resolved_at = beliefdb.clock(), resolved_by = beliefdb.current_principal(), note = p_note
      where workspace_id = v_ws and id = v_item.id;
     -- (an approved proposal's report keeps the shape of its own change: a correction, an ingest or a
-    -- retraction, as jsonb; an approved conflict's names its winner and loser)
+    -- retraction, as jsonb; an approved conflict's names its winner and loser beside its change report)
     return row(v_item.id, v_item.kind, v_item.node, v_item.source_id, p_verdict,
                case when v_item.kind = 'correction_proposed' then v_result end,
-               case when v_item.kind in ('version_proposed', 'retraction_proposed', 'conflict') then v_result end
+               case when v_item.kind in ('version_proposed', 'retraction_proposed', 'conflict') then v_result end,
+               coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'kind', r.kind, 'node', r.node,
+                                                             'source_id', r.source_id, 'status', r.status,
+                                                             'note', r.note)
+                                          order by r.resolved_seq)
+                           from beliefdb.review_item r
+                          where r.workspace_id = v_ws and r.resolved_seq > v_seq and r.id <> v_item.id), '[]')
               )::beliefdb.review_resolution;
 end
 $$;
-comment on function beliefdb.review_resolve(text, text, text, text) is 'Approve or reject a review item (flagged decision, held action, conflict, proposed correction, version or retraction)';
+comment on function beliefdb.review_resolve(text, text, text, text) is 'Approve or reject a review item (flagged decision, held action, conflict, proposed correction, version or retraction): what it applied, and the other review items it closed';
 
 -- The open review items, oldest first (the review_queue view's rows, in created_at, id order), a
 -- page at a time: at most p_limit (all when null), those after the item p_after (the last of the
@@ -652,24 +669,18 @@ comment on function beliefdb.review_resolve(text, text, text, text) is 'Approve 
 -- workspace. node_holds: whether the node it is about holds now (null for an item of a source): a
 -- flagged decision whose support came back holds again, and its item stays open until a person
 -- resolves it (rule 4). other_subject: the statement of a conflict's other belief (other_node), so
--- that the items of a three-way tie, each about one pair, read apart (rule 8).
--- (before node_holds, its result had ten columns, and before other_subject eleven: a result of another
--- type cannot be replaced in place)
-do $$
-begin
-    if pg_catalog.to_regprocedure('beliefdb.review_items(integer, text)') is not null
-       and not exists (select from pg_catalog.pg_proc p
-                        where p.oid = pg_catalog.to_regprocedure('beliefdb.review_items(integer, text)')
-                          and 'other_subject' = any(p.proargnames)) then
-        drop function beliefdb.review_items(integer, text);
-    end if;
-end
-$$;
-
-create or replace function beliefdb.review_items(p_limit integer default null, p_after text default null)
+-- that the items of a three-way tie, each about one pair, read apart (rule 8). p_kinds: only items of
+-- these kinds (all when null), read from the same index in the same order: a page of conflicts is not
+-- a page of everything filtered after it. owners: who may resolve it, as review_resolve checks (rule
+-- 17): the owner of the decision a flagged decision or held action is about, of the belief a proposed
+-- correction would change, of the source a proposed version or retraction would change; of a
+-- conflict, the owners of its two beliefs (either rejects it; approving it supersedes the loser,
+-- which only the loser's owner may).
+create or replace function beliefdb.review_items(p_limit integer default null, p_after text default null,
+                                                 p_kinds text[] default null)
 returns table (id uuid, kind text, node uuid, other_node uuid, subject text, reason text,
                created_at timestamptz, proposed_by text, proposal jsonb, source_id uuid, node_holds boolean,
-               other_subject text)
+               other_subject text, owners text[])
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 -- (with no statistics on workspace_id the planner takes a workspace for a few rows, for which a
@@ -715,30 +726,37 @@ begin
     return query
         select r.id, r.kind, r.node, r.other_node, coalesce(d.title, a.description, b.statement, s.name),
                r.reason, r.created_at, r.proposed_by, r.proposal - 'forgotten_lines', r.source_id, n.holds,
-               ob.statement
+               ob.statement,
+               case when r.kind = 'conflict'
+                    then array(select distinct o.owner from unnest(array[b.owner, ob.owner]) o (owner)
+                                where o.owner is not null order by o.owner)
+                    else array_remove(array[coalesce(d.owner, a.owner, b.owner, s.owner)], null) end
           from (select r.id, r.kind, r.node, r.other_node, r.reason, r.created_at, r.proposed_by, r.proposal,
                        r.source_id
                   from beliefdb.review_item r
                  where r.workspace_id = v_ws and r.status = 'open' and beliefdb.workspace_bound()
                    and (r.created_at, r.id) > (v_at, v_id)
+                   and (p_kinds is null or r.kind = any(p_kinds))
                  order by r.created_at, r.id
                  limit p_limit) r
-          left join lateral (select d.title from beliefdb.decision d
+          left join lateral (select d.title, d.owner from beliefdb.decision d
                               where d.workspace_id = v_ws and d.id = r.node offset 0) d on true
-          left join lateral (select a.description from beliefdb.action a
+          -- (a held action waits for its decision's owner, as a flagged decision does)
+          left join lateral (select a.description, o.owner from beliefdb.action a
+                               join beliefdb.decision o on o.workspace_id = a.workspace_id and o.id = a.decision_id
                               where a.workspace_id = v_ws and a.id = r.node offset 0) a on true
-          left join lateral (select b.statement from beliefdb.belief b
+          left join lateral (select b.statement, b.owner from beliefdb.belief b
                               where b.workspace_id = v_ws and b.id = r.node offset 0) b on true
-          left join lateral (select s.name from beliefdb.source s
+          left join lateral (select s.name, s.owner from beliefdb.source s
                               where s.workspace_id = v_ws and s.id = r.source_id offset 0) s on true
           left join lateral (select n.holds from beliefdb.node n
                               where n.workspace_id = v_ws and n.id = r.node offset 0) n on true
-          left join lateral (select b.statement from beliefdb.belief b
+          left join lateral (select b.statement, b.owner from beliefdb.belief b
                               where b.workspace_id = v_ws and b.id = r.other_node offset 0) ob on true
          order by r.created_at, r.id;
 end
 $$;
-comment on function beliefdb.review_items(integer, text) is 'The open review items, oldest first, a page at a time: at most p_limit after the item p_after (id or prefix), read from that item on; node_holds: whether the node it is about holds now; other_subject: the statement of a conflict''s other belief';
+comment on function beliefdb.review_items(integer, text, text[]) is 'The open review items (of the kinds p_kinds, all when null), oldest first, a page at a time: at most p_limit after the item p_after (id or prefix), read from that item on; node_holds: whether the node it is about holds now; other_subject: the statement of a conflict''s other belief; owners: who may resolve it';
 
 -- How many review items are open in the bound workspace: counted in review_item_queue alone (the
 -- browser's queue page shows the count beside a page; reading the items to count them read them all).

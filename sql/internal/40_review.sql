@@ -155,3 +155,14 @@ comment on function beliefdb.review_item_resolved_seq() is 'Trigger: a resolved 
 create or replace trigger review_item_resolved_seq before insert or update of status, resolved_at, resolved_seq
     on beliefdb.review_item
     for each row execute function beliefdb.review_item_resolved_seq();
+
+-- The DETAIL of the refusal of a verdict on an item approved, rejected or closed already: a program
+-- tells a verdict sent again (its first one applied, or the item settled by itself) from bad input by
+-- it (the library's already_resolved), and reads what became of the item and who resolved it.
+create or replace function beliefdb._already_resolved(p_item beliefdb.review_item) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select pg_catalog.jsonb_build_object('already', 'resolved', 'status', p_item.status, 'by', p_item.resolved_by)::text
+$$;
+comment on function beliefdb._already_resolved(beliefdb.review_item) is 'The DETAIL of the refusal of a verdict on a review item resolved already: {"already": "resolved", "status", "by"}';

@@ -127,10 +127,11 @@ create type beliefdb.correction_result as (
     proposed boolean, review_item uuid, owner text, changes beliefdb.changes);
 comment on type beliefdb.correction_result is 'A correction applied (or already applied), or proposed to the belief''s owner as a review item';
 
--- A review item resolved; the reports of what an approval applied keep their own (jsonb) shapes.
+-- A review item resolved; the reports of what an approval applied keep their own (jsonb) shapes, and
+-- closed lists the other review items the verdict resolved (revision 0051).
 create type beliefdb.review_resolution as (
-    item uuid, kind text, node uuid, source_id uuid, status text, correction jsonb, applied jsonb);
-comment on type beliefdb.review_resolution is 'A review item approved or rejected, with the report of what an approved proposal applied';
+    item uuid, kind text, node uuid, source_id uuid, status text, correction jsonb, applied jsonb, closed jsonb);
+comment on type beliefdb.review_resolution is 'A review item approved or rejected, with the report of what an approved proposal or conflict applied and the other review items the verdict closed';
 
 -- One item of a repair plan (rule 10).
 create type beliefdb.plan_item as (

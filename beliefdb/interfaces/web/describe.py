@@ -156,7 +156,7 @@ def _listed(groups: Iterable[tuple[str, str, list[UUID]]], kept: list[StillSuppo
 
 def resolution(done: ReviewResolution, names: Names) -> tuple[str, list[Group]]:
     """What approving or rejecting a review item did, as ``review approve`` says it: who won a conflict,
-    and what an approved correction, version or retraction changed (the database's change report)."""
+    and what an approved conflict, correction, version or retraction changed (the database's change report)."""
     said = f"Review item {str(done.item)[:8]} ({done.kind.replace('_', ' ')}) {done.status}."
     report = None
     if done.correction:  # an approved proposed correction
@@ -167,6 +167,7 @@ def resolution(done: ReviewResolution, names: Names) -> tuple[str, list[Group]]:
     elif done.applied and done.kind == "conflict":
         winner, loser = (names.label(UUID(str(done.applied[k]))) for k in ("winner", "loser"))
         said += f" “{winner}” won: it supersedes “{loser}”."
+        report = done.applied  # (beside the winner and loser, what the loss flagged and held)
     elif done.applied and done.kind == "version_proposed":  # an ingest report
         report = done.applied.get("changes")
         said += f" Version {done.applied.get('version')} of {done.applied.get('source')} is applied."

@@ -1,0 +1,190 @@
+"""A reviewer's user trial of the review queue. Approving a conflict answered only its winner and loser,
+while the loss flagged a decision, held its action and closed a correction proposed of the loser; a verdict
+sent again was invalid_input, as bad input is; ``review list`` could not keep one kind of item, nor say
+whom an item waits for; ``decide --json`` left out the notes its text prints; and a reason in a conflict a
+reviewer rejected was said to be "in an open conflict (beliefdb review list)", which listed none."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+from mcp.client import Client
+from serving import bearer, refused
+
+import beliefdb
+from beliefdb import errors
+
+SINCE = "2026-01-01T00:00:00Z"
+
+
+def _tool(bdb: beliefdb.BeliefDB, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    """A tool call's (is_error, parsed answer), over the MCP server of ``bdb``."""
+    from beliefdb.interfaces.mcp import build
+
+    async def run() -> tuple[bool, Any]:
+        async with Client(build(local=bdb)) as client:
+            result = await client.call_tool(tool, arguments)
+            return bool(result.is_error), json.loads(result.content[0].text)  # type: ignore[union-attr]
+
+    return anyio.run(run)
+
+
+def _warranty(db: beliefdb.BeliefDB, years: int) -> str:
+    """A belief of the warranty's length, of the same authority and valid time as any other: a tie."""
+    quote = f"Warranty: {years} years"
+    report = db.remember(f"The warranty lasts {years} years", "warranty", "length", f"{years} years", quote,
+                         source=f"w{years}.md", text=quote + "\n", authority="user", valid_from=SINCE)
+    return str(report.accepted[0].id)
+
+
+@pytest.fixture
+def tie(alice: beliefdb.BeliefDB, db_url: str) -> dict[str, str]:
+    """Alice's two tied beliefs, a decision of hers resting on the first alone and its action, and a
+    correction of the first that crm-agent proposed to her."""
+    loser, winner = _warranty(alice, 2), _warranty(alice, 3)
+    decision = str(alice.decide("Quote a 2-year warranty", because=[loser]).id)
+    action = str(alice.act(decision, "Email the customer the quote").id)
+    with beliefdb.connect(db_url, principal="crm-agent") as crm:
+        statement = "Warranty: 2 years and 6 months"
+        revision = crm.preview_correction(loser, statement, "30 months").revision
+        proposal = crm.apply_correction(loser, statement, reviewer="crm-agent", expect_revision=revision,
+                                        value="30 months").review_item
+    (conflict,) = [i for i in alice.review_items() if i.kind == "conflict"]
+    return {"loser": loser, "winner": winner, "decision": decision, "action": action, "proposal": str(proposal),
+            "item": str(conflict.id)}
+
+
+def test_approving_a_conflict_says_what_it_flagged_held_and_closed(cli: Cli, tie: dict[str, str]) -> None:
+    done = cli.json("review", "approve", tie["item"][:8], "--winner", tie["winner"][:8], "--as", "alice")
+    applied = done["applied"]
+    assert (applied["winner"], applied["loser"]) == (tie["winner"], tie["loser"])
+    assert (applied["flagged"], applied["held"]) == ([tie["decision"]], [tie["action"]])
+    assert tie["loser"] in applied["stopped_current"]
+    (closed,) = done["closed"]
+    assert (closed["id"], closed["kind"], closed["node"], closed["status"]) == (
+        tie["proposal"], "correction_proposed", tie["loser"], "closed")
+    assert closed["note"] == "settled: the belief is no longer current (it is superseded)"
+    # what it flagged and held waits in the queue; the proposal it closed does not
+    waiting = {i["node"]: i["kind"] for i in cli.json("review", "list")}
+    assert waiting == {tie["decision"]: "decision_flagged", tie["action"]: "action_held"}
+
+
+def test_approving_a_conflict_says_it_in_words_too(cli: Cli, tie: dict[str, str]) -> None:
+    lines = cli("review", "approve", tie["item"], "--winner", tie["winner"], "--as", "alice").stdout.splitlines()
+    assert lines[0].startswith("conflict ") and lines[0].endswith(": approved"), lines
+    assert lines[1] == f"  {tie['winner']} won: it supersedes {tie['loser']}", lines
+    assert f"  flagged 1 decision(s): {tie['decision'][:8]}" in lines, lines
+    assert f"  held 1 action(s): {tie['action'][:8]}" in lines, lines
+    assert "  closed 1 other review item(s):" in lines, lines
+    assert (f"    {tie['proposal'][:8]} correction_proposed {tie['loser'][:8]}: settled: the belief is no longer"
+            " current (it is superseded)") in lines, lines
+
+
+def test_a_flagged_decision_approved_names_the_held_actions_it_resolved(alice: beliefdb.BeliefDB,
+                                                                        tie: dict[str, str]) -> None:
+    alice.resolve_review(tie["item"], "approved", winner=tie["winner"])
+    (flagged,) = alice.review_items(kind="decision_flagged")
+    done = alice.resolve_review(flagged.id, "approved")
+    (action,) = done.closed
+    assert (action["node"], action["kind"], action["status"]) == (tie["action"], "action_held", "approved")
+    assert action["note"] == f"resolved with decision {tie['decision']}"
+    # a verdict that resolves nothing else says so
+    unsupported = alice.decide("Quote nothing")
+    (item,) = [i for i in alice.review_items(kind="decision_flagged") if i.node == unsupported.id]
+    assert alice.resolve_review(item.id, "rejected").closed == []
+
+
+def test_a_verdict_sent_again_is_already_resolved_at_every_door(http_client: TestClient, db_url: str, cli: Cli,
+                                                                alice: beliefdb.BeliefDB,
+                                                                tie: dict[str, str]) -> None:
+    alice.resolve_review(tie["item"], "approved", winner=tie["winner"])
+    said = f"review item {tie['item']} is already approved (by alice)"
+    with pytest.raises(errors.AlreadyResolved) as again:
+        alice.resolve_review(tie["item"], "approved", winner=tie["winner"])
+    assert again.value.message == said and isinstance(again.value, errors.InvalidInput)  # (as it was before)
+    assert cli.error("review", "reject", tie["item"][:8], "--as", "alice", code="already_resolved")["message"] == said
+    answer = http_client.post(f"/review-items/{tie['item']}", headers=bearer(db_url, "alice"),
+                              json={"verdict": "approved", "winner": tie["winner"]})
+    assert refused(answer, 409, "already_resolved") == said
+    assert _tool(alice, "review_resolve", {"item": tie["item"], "verdict": "rejected"}) == (
+        True, {"error": "already_resolved", "message": said})
+    # an item that settled by itself (the proposal the approval closed) is resolved already too
+    closed = cli.error("review", "approve", tie["proposal"], "--as", "alice", code="already_resolved")["message"]
+    assert closed == (f"review item {tie['proposal']} is already closed (settled: the belief is no longer current"
+                      " (it is superseded))")
+    # bad input is still bad input
+    cli.error("review", "approve", "zzzz", "--as", "alice", code="invalid_input")
+
+
+def test_review_list_keeps_the_kinds_asked_for(http_client: TestClient, db_url: str, cli: Cli,
+                                               alice: beliefdb.BeliefDB, tie: dict[str, str]) -> None:
+    alice.decide("Quote without a reason")  # a decision_flagged item, the newest
+    every = [(i.kind, str(i.id)) for i in alice.review_items()]
+    assert [kind for kind, _ in every] == ["conflict", "correction_proposed", "decision_flagged"]
+    ids = dict(every)
+    assert [str(i.id) for i in alice.review_items(kind="decision_flagged")] == [ids["decision_flagged"]]
+    # a page of one kind is the first items of that kind, not the first page filtered
+    assert [str(i.id) for i in alice.review_items(kind="correction_proposed", limit=1)] == [ids["correction_proposed"]]
+    assert [str(i.id) for i in alice.review_items(kind=["decision_flagged", "conflict"], limit=1,
+                                                  after=ids["conflict"])] == [ids["decision_flagged"]]
+    two = [ids["conflict"], ids["decision_flagged"]]
+    assert [i["id"] for i in cli.json("review", "list", "--kind", "conflict", "--kind", "decision_flagged")] == two
+    assert [i["id"] for i in cli.json("review", "list", "--kind", "decision_flagged,conflict")] == two
+    listed = http_client.get("/review-items", params={"kind": "conflict,decision_flagged", "limit": 1},
+                             headers=bearer(db_url, "alice"))
+    assert [i["id"] for i in listed.json()] == two[:1] and "kind=conflict%2Cdecision_flagged" in listed.headers["Link"]
+    assert [i["id"] for i in _tool(alice, "review_list", {"kind": ["conflict", "decision_flagged"]})[1]] == two
+    # a kind that is none is refused at every door, in the same words
+    said = ("unknown review item kind 'conflicts' (choose from: decision_flagged, action_held, conflict,"
+            " correction_proposed, version_proposed, retraction_proposed)")
+    assert cli.error("review", "list", "--kind", "conflicts", code="invalid_input")["message"] == said
+    assert refused(http_client.get("/review-items", params={"kind": "conflicts"}, headers=bearer(db_url, "alice")),
+                   400, "invalid_input") == said
+    with pytest.raises(errors.InvalidInput, match="unknown review item kind 'conflicts'"):
+        alice.review_items(kind="conflicts")
+    assert _tool(alice, "review_list", {"kind": ["conflicts"]})[0]
+
+
+def test_each_item_names_who_may_resolve_it(db_url: str, cli: Cli, alice: beliefdb.BeliefDB) -> None:
+    with beliefdb.connect(db_url, principal="bob") as bob:
+        mine, theirs = _warranty(alice, 2), _warranty(bob, 3)  # a tie of two owners' beliefs
+        decision = alice.decide("Quote a warranty", because=[mine])
+        bob.act(decision.id, "Email the quote")  # held with alice's decision, when it is flagged
+        alice.ingest_text("Returns are accepted within 7 days.\n", source="policy.md")
+        bob.ingest_text("Returns are accepted within 30 days.\n", source="policy.md")  # proposed to alice
+        alice.resolve_review(alice.review_items(kind="conflict")[0].id, "approved", winner=theirs)
+    owners = {i["kind"]: i["owners"] for i in cli.json("review", "list")}
+    assert owners == {"decision_flagged": ["alice"], "action_held": ["alice"], "version_proposed": ["alice"]}
+    with beliefdb.connect(db_url, principal="carol") as carol:
+        _warranty(carol, 4)  # ties with bob's (alice's lost), another pair of owners
+        assert [i.owners for i in carol.review_items(kind="conflict")] == [["bob", "carol"]]
+
+
+def test_decide_json_carries_the_notes_its_text_prints(cli: Cli, alice: beliefdb.BeliefDB) -> None:
+    conflicting = _warranty(alice, 2)
+    _warranty(alice, 3)
+    (item,) = alice.review_items(kind="conflict")
+    text = cli("decide", "Quote a 2-year warranty", "--because", conflicting, "--as", "alice").stdout.splitlines()
+    recorded = cli.json("decide", "Quote a 2-year warranty again", "--because", conflicting, "--as", "alice")
+    assert recorded["notes"] == [line.removeprefix("note: ") for line in text[1:]]
+    (note,) = recorded["notes"]
+    assert note.startswith(f"reason {conflicting[:8]} (conflicting) is in an open conflict (review item"
+                           f" {str(item.id)[:8]}"), note
+    assert cli.json("decide", "Quote nothing", "--as", "alice")["notes"] == []
+
+
+def test_a_reason_in_a_rejected_conflict_is_not_said_to_be_open(cli: Cli, alice: beliefdb.BeliefDB) -> None:
+    conflicting = _warranty(alice, 2)
+    _warranty(alice, 3)
+    (item,) = alice.review_items(kind="conflict")
+    alice.resolve_review(item.id, "rejected")
+    assert alice.review_items(kind="conflict") == []
+    (note,) = cli.json("decide", "Quote a 2-year warranty", "--because", conflicting, "--as", "alice")["notes"]
+    assert "open conflict" not in note, note
+    assert note.startswith(f"reason {conflicting[:8]} (conflicting) is in a conflict a reviewer rejected"), note
+    assert "correct one side (beliefdb correct ID --preview) or retract the source of one" in note, note
