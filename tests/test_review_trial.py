@@ -188,3 +188,15 @@ def test_a_reason_in_a_rejected_conflict_is_not_said_to_be_open(cli: Cli, alice:
     assert "open conflict" not in note, note
     assert note.startswith(f"reason {conflicting[:8]} (conflicting) is in a conflict a reviewer rejected"), note
     assert "correct one side (beliefdb correct ID --preview) or retract the source of one" in note, note
+
+
+def test_a_conflicts_winner_says_who_chose_and_their_note(cli: Cli, tie: dict[str, str],
+                                                           alice: beliefdb.BeliefDB) -> None:
+    # (a reviewer works as the loser's owner, rule 17: the note is where their own name and reason go, and
+    # it was kept on the review item only, which no command shows once resolved)
+    cli("review", "approve", tie["item"][:8], "--winner", tie["winner"][:8], "--as", "alice",
+        "--note", "reviewer rita:\n the official sheet says 3 years")
+    why = alice.why(tie["loser"])
+    reasons = [r.reason for r in why.replaced_by]
+    assert reasons == ["conflict resolved by alice: reviewer rita: the official sheet says 3 years"], reasons
+    assert "reviewer rita: the official sheet says 3 years" in cli("why", tie["loser"]).stdout

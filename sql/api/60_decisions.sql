@@ -624,7 +624,11 @@ begin
         end if;
         -- only the loser's owner may (relation_supersession_by_owner refuses anyone else)
         v_loser := case when v_winner = v_item.node then v_item.other_node else v_item.node end;
-        perform beliefdb._supersede(v_ws, v_winner, v_loser, 'conflict resolved by ' || beliefdb.current_principal());
+        -- (with the reviewer's note: the one place why and belief_history read who chose and why, where
+        -- a reviewer working as the loser's owner, rule 17, put their own name and reason)
+        perform beliefdb._supersede(v_ws, v_winner, v_loser, 'conflict resolved by ' || beliefdb.current_principal()
+                                    || coalesce(': ' || pg_catalog.left(nullif(pg_catalog.regexp_replace(pg_catalog.btrim(p_note), '\s+', ' ', 'g'),
+                                                                             ''), 200), ''));
         perform beliefdb.propagate(v_ws, array[v_winner, v_loser]);
         -- (what the loss cascaded to, as an approved correction or retraction reports it: the decisions
         -- that rested on the loser alone are flagged, their actions held)
