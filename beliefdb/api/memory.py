@@ -149,11 +149,11 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
                               valid_from=moment_text(valid_from, "valid_from"),
                               valid_to=moment_text(valid_to, "valid_to"))
         if text is not None:
-            # what someone said in a conversation is a user's word unless the caller says otherwise (a new
-            # source's: an existing one keeps its own)
+            # a new source is a conversation unless the caller says otherwise (an existing one keeps its own),
+            # and the database gives a new conversation user authority (beliefdb._new_source_authority)
             options = ingest.SourceOptions(name=source, authority=authority, origin=origin)
-            return remember.remember_with_text(self.database, text, options, candidate, new_source=ingest.SourceOptions(
-                authority="user", origin="conversation"))
+            return remember.remember_with_text(self.database, text, options, candidate,
+                                               new_source=ingest.SourceOptions(origin="conversation"))
         return remember.remember_in_source(self.database, source, candidate)
 
     def beliefs(self, *, subject: str | None = None, attribute: str | None = None, include_all: bool = False,

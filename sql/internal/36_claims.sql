@@ -1844,6 +1844,17 @@ end
 $$;
 comment on function beliefdb._rebased_turns(uuid, uuid, jsonb) is 'A text proposed for a conversation, its new turns after the text in force (turns appended since it was proposed are kept)';
 
+-- The authority a new source of an origin gets when its caller gives none (rule 8 of docs/rules.md):
+-- what people say in a conversation is a user's word, any other text an internal one. One by one
+-- (_ingest_text) and in bulk (_bulk_first_versions) alike.
+create or replace function beliefdb._new_source_authority(p_origin beliefdb.origin_type) returns beliefdb.authority
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when p_origin = 'conversation' then 'user' else 'internal' end::beliefdb.authority
+$$;
+comment on function beliefdb._new_source_authority(beliefdb.origin_type) is 'The authority a new source of an origin gets unless given: user for a conversation, else internal';
+
 -- Store a text (p_text as for _ingest_version_core) as the next version of the named source, for
 -- the acting principal: a new source is theirs; another principal's source gets a proposal to its
 -- owner instead (rule 17; the same proposal twice is one item), unless the text is one the source
@@ -1884,16 +1895,15 @@ begin
         v_same_id := beliefdb._same_text_version(p_workspace_id, v_source.id, p_text ->> 'content', v_sha);
     end if;
     if v_source.id is null then
-        -- a new source's text given as turns is a conversation unless the caller says otherwise, and
-        -- what people say in one is a user's word (rule 8 ranks authority first: a turn of internal
-        -- authority outranked whatever a later put of the same person's words said at user authority,
-        -- and a customer's claim could override a company document by being later)
+        -- a new source's text given as turns is a conversation unless the caller says otherwise (and of
+        -- user authority then: rule 8 ranks authority first, and a turn of internal authority outranked
+        -- a later note of the same person's words, a customer's claim a company document)
         v_origin := coalesce(v_origin, case when exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
                                                           where f ->> 'speaker' is not null)
                                             then 'conversation' else 'document' end::beliefdb.origin_type);
         insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
         values (p_workspace_id, p_source, v_origin,
-                coalesce(v_authority, case when v_origin = 'conversation' then 'user' else 'internal' end::beliefdb.authority),
+                coalesce(v_authority, beliefdb._new_source_authority(v_origin)),
                 coalesce(v_provenance, 'production'))
         returning * into v_source;
     elsif v_source.owner is distinct from beliefdb.current_principal()

@@ -171,7 +171,7 @@ begin
     select (1 - beliefdb.floored_product(ln(greatest(1 - p.weight, 1e-9))))::real into v_confidence
       from beliefdb.confidence_policy p
      where p.factor = 'authority'
-       and p.key = coalesce(p_authority::text, case when p_origin = 'conversation' then 'user' else 'internal' end);
+       and p.key = coalesce(p_authority, beliefdb._new_source_authority(coalesce(p_origin, 'document')))::text;
     v_confidence := least(1, greatest(0, coalesce(v_confidence, 0)));
     perform beliefdb._claim_working_tables(array['beliefdb_bulk_first', 'beliefdb_bulk_first_fragment',
                                                   'beliefdb_bulk_first_claim', 'beliefdb_bulk_due',
@@ -238,8 +238,7 @@ begin
 
     insert into beliefdb.source (workspace_id, id, name, origin_type, authority, provenance, created_at)
     select p_workspace_id, f.source_id, d.source, coalesce(p_origin, 'document'),
-           -- (a conversation's a user's word, as one by one: beliefdb.ingest_version)
-           coalesce(p_authority, case when p_origin = 'conversation' then 'user' else 'internal' end::beliefdb.authority),
+           coalesce(p_authority, beliefdb._new_source_authority(coalesce(p_origin, 'document'))),
            v_world, f.at
       from pg_temp.beliefdb_bulk_first f join pg_temp.beliefdb_bulk_document d on d.n = f.n
      order by f.n;
