@@ -300,7 +300,8 @@ declare
     v_ws uuid := beliefdb._bound_workspace();
     v_ids bigint[];
     v_forgotten bigint;
-    v_stale record;
+    v_stale bigint[];
+    v_newer bigint[];
 begin
     if p_ids is not null and (pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null) then
         raise exception 'give the ids of the failed jobs to retry' using errcode = 'BD005';
@@ -326,38 +327,34 @@ begin
        and (p_ids is null or j.id = any(p_ids))
      order by n.id
        for no key update of n;
-    if p_ids is not null then
-        select j.id, n.id as newer into v_stale
-          from beliefdb.job j
-          join lateral (select n.id from beliefdb.job n
-                         where n.workspace_id = v_ws and n.status = 'done' and n.id > j.id
-                           and n.payload ->> 'source' = j.payload ->> 'source'
-                         order by n.id desc limit 1) n on true
-         where j.workspace_id = v_ws and j.id = any(p_ids)
-         order by j.id limit 1;
-        if found then
-            raise exception 'job % cannot be retried: job % of its source, submitted after it, is done since (its older text would go in force over that one)',
-                v_stale.id, v_stale.newer using errcode = 'BD005',
-                hint = 'to put that text in force again, submit it again (beliefdb ingest FILE --queue); to drop it, beliefdb jobs cancel '
-                       || v_stale.id;
-        end if;
+    -- (the failed jobs this call would retry, each with the latest done job of its source after it, if
+    -- one: found once, then refused by id, or left failed saying why)
+    select coalesce(array_agg(j.id order by j.id), '{}'),
+           coalesce(array_agg(n.newer order by j.id) filter (where n.newer is not null), '{}'),
+           coalesce(array_agg(j.id order by j.id) filter (where n.newer is not null), '{}')
+      into v_ids, v_newer, v_stale
+      from beliefdb.job j
+     cross join lateral (select pg_catalog.max(n.id) as newer
+                           from beliefdb.job n
+                          where n.workspace_id = v_ws and n.status = 'done' and n.id > j.id
+                            and n.payload ->> 'source' = j.payload ->> 'source') n
+     where j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
+       and (p_ids is null or j.id = any(p_ids))
+       and beliefdb._job_manageable(j.submitted_by);
+    if p_ids is not null and pg_catalog.cardinality(v_stale) > 0 then
+        raise exception 'job % cannot be retried: job % of its source, submitted after it, is done since (its older text would go in force over that one)',
+            v_stale[1], v_newer[1] using errcode = 'BD005',
+            hint = 'to put that text in force again, submit it again (beliefdb ingest FILE --queue); to drop it, beliefdb jobs cancel '
+                   || v_stale[1];
     end if;
     update beliefdb.job j
        set last_error = pg_catalog.format('not retried: job %s of its source, submitted after it, is done since '
-                                          '(submit its text again to put it in force over that one)', n.id)
-      from beliefdb.job n
-     where p_ids is null and j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
-       and beliefdb._job_manageable(j.submitted_by)
-       and n.workspace_id = v_ws and n.status = 'done' and n.id > j.id and n.payload ->> 'source' = j.payload ->> 'source'
-       and n.id = (select max(m.id) from beliefdb.job m
-                    where m.workspace_id = v_ws and m.status = 'done' and m.payload ->> 'source' = j.payload ->> 'source');
+                                          '(submit its text again to put it in force over that one)', u.newer)
+      from unnest(v_stale, v_newer) as u (id, newer)
+     where j.workspace_id = v_ws and j.id = u.id;
     v_ids := array(select j.id from beliefdb.job j
-                    where j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
-                      and (p_ids is null or j.id = any(p_ids))
-                      and beliefdb._job_manageable(j.submitted_by)
-                      and not exists (select from beliefdb.job n
-                                       where n.workspace_id = v_ws and n.status = 'done' and n.id > j.id
-                                         and n.payload ->> 'source' = j.payload ->> 'source')
+                    where j.workspace_id = v_ws and j.id = any(v_ids) and not j.id = any(v_stale)
+                      and j.status = 'failed'
                     order by j.id
                       for no key update);
     -- (its starts so far are kept, its history, and no longer count: beliefdb._job_starts)
