@@ -1,8 +1,8 @@
 """Write docs/sql-reference.md: every function, view and table of schema ``beliefdb`` as a freshly
 migrated database has them, with its ``comment on`` text, its signature and result type, grouped by
 the file of ``sql/`` that creates it (named with its section: ``schema/``, ``internal/`` or ``api/``),
-and whether the application role ``beliefdb_app`` may use it (read from the catalog:
-``has_function_privilege`` / ``has_table_privilege``).
+and whether the application role ``beliefdb_app`` may use it, and a function whether the reader's role
+``beliefdb_reader`` may call it (read from the catalog: ``has_function_privilege`` / ``has_table_privilege``).
 
     python scripts/sql_reference.py                 # starts a scratch embedded server, migrates it
     python scripts/sql_reference.py --url URL       # reads an already migrated database
@@ -26,6 +26,7 @@ from beliefdb.db import migrate
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = ROOT / "docs" / "sql-reference.md"
 APP_ROLE = "beliefdb_app"
+READER_ROLE = "beliefdb_reader"
 
 # the order a migration applies them: the tables (revisions), then the re-applied files; each a path
 # relative to sql/ whose folder is its section
@@ -60,7 +61,8 @@ select p.proname as name,
        p.prokind as kind,
        p.prosecdef as security_definer,
        coalesce(obj_description(p.oid, 'pg_proc'), '') as comment,
-       has_function_privilege(%(role)s, p.oid, 'execute') as granted
+       has_function_privilege(%(role)s, p.oid, 'execute') as granted,
+       has_function_privilege(%(reader)s, p.oid, 'execute') as reader
   from pg_proc p
   join pg_namespace n on n.oid = p.pronamespace
  where n.nspname = 'beliefdb'
@@ -153,7 +155,7 @@ def render(url: str) -> str:
     where, concern = file_of_objects(migrate.sql_dir())
     with psycopg.connect(url) as conn:
         conn.row_factory = psycopg.rows.dict_row
-        functions = conn.execute(FUNCTIONS, {"role": APP_ROLE}).fetchall()
+        functions = conn.execute(FUNCTIONS, {"role": APP_ROLE, "reader": READER_ROLE}).fetchall()
         relations = conn.execute(RELATIONS, {"role": APP_ROLE}).fetchall()
 
     by_file: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
@@ -165,6 +167,7 @@ def render(url: str) -> str:
         by_file[where.file("function", row["name"])][kind].append(row)
 
     granted = sum(1 for f in functions if f["granted"] and f["result"] != "trigger")
+    readable = sum(1 for f in functions if f["reader"] and f["result"] != "trigger")
     out: list[str] = [
         "# SQL reference",
         "",
@@ -174,13 +177,15 @@ def render(url: str) -> str:
         "Every function, view and table of schema `beliefdb`, as a fresh `beliefdb migrate` creates them,"
         " grouped by the file of `sql/` that defines them, in the order a migration applies them. The text"
         " of each entry is its `comment on`; **app** marks what the application role `beliefdb_app` may"
-        " call or read (from `has_function_privilege` / `has_table_privilege`), and *definer* a function"
-        " that runs with its owner's rights. The narrative is [dba.md](dba.md).",
+        " call or read (from `has_function_privilege` / `has_table_privilege`), **reader** what the reader's"
+        " role `beliefdb_reader` may call (it reads what `beliefdb_app` reads, and writes nothing), and"
+        " *definer* a function that runs with its owner's rights. The narrative is [dba.md](dba.md).",
         "",
         "The files of `sql/` are in three sections, numbered across them in the order they apply: "
         + "; ".join(f"`{name}/`, {what}" for name, what in SECTIONS.items()) + ".",
         "",
-        f"{len(functions)} functions ({granted} callable by `beliefdb_app`, not counting triggers),"
+        f"{len(functions)} functions ({granted} callable by `beliefdb_app`, {readable} by `beliefdb_reader`,"
+        " not counting triggers),"
         f" {sum(1 for r in relations if r['kind'] in ('v', 'm'))} views,"
         f" {sum(1 for r in relations if r['kind'] in ('r', 'p'))} tables.",
         "",
@@ -221,6 +226,8 @@ def render(url: str) -> str:
                 marks = []
                 if row["granted"]:
                     marks.append("**app**")
+                if row["reader"]:
+                    marks.append("**reader**")
                 if row["security_definer"]:
                     marks.append("*definer*")
                 args = _cell(row["arguments"])

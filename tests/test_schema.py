@@ -771,7 +771,8 @@ def test_sql_files_are_listed_once_in_the_order_they_apply() -> None:
 
 _FUNCTION = re.compile(r"^create or replace function beliefdb\.(\w+)\(", re.MULTILINE)
 _TRIGGER_FUNCTION = re.compile(r"^create or replace function beliefdb\.(\w+)\(\)\s+returns trigger\b", re.MULTILINE)
-_GRANTED = re.compile(r"^grant execute on function beliefdb\.(\w+)\(", re.MULTILINE)
+_GRANTED = re.compile(r"^grant execute on function beliefdb\.(\w+)\(.*\) to beliefdb_app;$", re.MULTILINE)
+_GRANTED_TO_READER = re.compile(r"^grant execute on function beliefdb\.(\w+)\(.*\) to beliefdb_reader;$", re.MULTILINE)
 PRIVILEGES_FILE = "api/80_privileges.sql"
 DBA_TOOLS_FILE = "api/70_dba_tools.sql"
 
@@ -786,7 +787,7 @@ def test_internals_and_the_api_are_filed_apart() -> None:
     """sql/internal/ creates the functions the application never calls: named with a leading
     underscore, or trigger functions; sql/api/ creates no such function, and sql/schema/ none at all.
     The allow-list of the privileges file grants functions of sql/api/ only: all of them but the
-    DBA's tools."""
+    DBA's tools; the reader's, some of those."""
     internal, api = _created("internal"), _created("api")
     internal_names = {f for names in internal.values() for f in names}
     api_names = {f for names in api.values() for f in names}
@@ -799,8 +800,14 @@ def test_internals_and_the_api_are_filed_apart() -> None:
     # each function is created in one place
     everywhere = [f for section in ("internal", "api") for names in _created(section).values() for f in names]
     assert len(everywhere) == len(set(everywhere))
-    granted = _GRANTED.findall((migrate.sql_dir() / PRIVILEGES_FILE).read_text(encoding="utf-8"))
+    privileges = (migrate.sql_dir() / PRIVILEGES_FILE).read_text(encoding="utf-8")
+    granted = _GRANTED.findall(privileges)
     assert len(granted) == len(set(granted)), "one line per function"
+    # the reader's allow-list: one line per function too, each one the application role may call
+    read = _GRANTED_TO_READER.findall(privileges)
+    assert len(read) > 50 and len(read) == len(set(read))
+    assert set(read) <= set(granted), sorted(set(read) - set(granted))
+    assert len(granted) + len(read) == len(re.findall(r"^grant execute on function ", privileges, re.MULTILINE))
     assert set(granted) <= api_names, sorted(set(granted) - api_names)
     callable_by_the_app = api_names - set(api[DBA_TOOLS_FILE])
     assert set(granted) == callable_by_the_app, sorted(set(granted) ^ callable_by_the_app)

@@ -30,7 +30,7 @@ from beliefdb.db.server import EmbeddedServer
 pytestmark = [pytest.mark.robustness]
 
 PASSWORD = "team-owner-password"
-ROLES = ("beliefdb_app", "beliefdb_clock", "beliefdb_eraser")
+ROLES = ("beliefdb_app", "beliefdb_clock", "beliefdb_eraser", "beliefdb_reader")
 
 
 @contextmanager

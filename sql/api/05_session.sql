@@ -282,3 +282,21 @@ begin
 end
 $$;
 comment on function beliefdb.workspace_bound() is 'True when a workspace is bound or the reader sees every workspace; otherwise raises unknown_workspace';
+
+-- Whether this session writes nothing, so that a read takes the path that writes nothing
+-- (beliefdb.expire_before_read processes no expiry; impact answers on what is stored): a read-only
+-- transaction (a hot standby, default_transaction_read_only), where every write is refused, or a role
+-- that may not take the workspace's write lock, which every write takes first (a login granted
+-- beliefdb_reader and not beliefdb_app: it executes no writing function). The schema owner's sessions,
+-- beliefdb_app's and a superuser's may take it. As the caller: current_user is who asks. (The lock's
+-- function is found in the catalog by name: this file applies before api/50_audit.sql creates it.)
+create or replace function beliefdb.read_only_session() returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select pg_catalog.current_setting('transaction_read_only') = 'on'
+           or not exists (select from pg_catalog.pg_proc p
+                           where p.pronamespace = 'beliefdb'::regnamespace and p.proname = 'lock_workspace'
+                             and pg_catalog.has_function_privilege(p.oid, 'execute'))
+$$;
+comment on function beliefdb.read_only_session() is 'Whether this session writes nothing: a read-only transaction (a standby), or a role that may not take the write lock (beliefdb_reader)';

@@ -51,8 +51,10 @@ declare
     v_live_decision uuid[];
     v_simulate boolean;
     -- a read-only database (a standby) processes no expiry (beliefdb.expire_before_read): impact answers on
-    -- what is stored, as every read there does, and cannot run a rolled-back retraction (its write lock)
-    v_read_only boolean := pg_catalog.current_setting('transaction_read_only') = 'on';
+    -- what is stored, as every read there does, and cannot run a rolled-back retraction (its write lock);
+    -- nor does a role that writes nothing (beliefdb_reader: beliefdb.read_only_session), which may not
+    -- take that lock
+    v_read_only boolean := beliefdb.read_only_session();
     v_nodes boolean;
     v_flag_id uuid[];
     v_flag_title text[];
@@ -125,9 +127,15 @@ begin
             v_live_decision := v_e.o_live_decision;
         end if;
     end if;
-    if v_simulate and v_read_only then
+    if v_simulate and v_read_only and pg_catalog.current_setting('transaction_read_only') = 'on' then
         raise exception 'this impact is answered by a rolled-back retraction (of a source version, or one that makes a belief current again), which a read-only database cannot run: ask a writable one'
-            using errcode = '25006';
+            using errcode = '25006',
+                  hint = 'on a standby, ask the primary; elsewhere set default_transaction_read_only = off in this session';
+    end if;
+    if v_simulate and v_read_only then
+        raise exception 'this impact is answered by a rolled-back retraction (of a source version, or one that makes a belief current again), which takes the workspace''s write lock: % may not take it', current_user
+            using errcode = '42501',
+                  hint = 'ask as a member of beliefdb_app (beliefdb impact); a login granted beliefdb_reader only reads';
     end if;
     if v_simulate then
         -- the retraction's own report, as impact's rows (beliefdb.change_rows)

@@ -86,24 +86,26 @@ comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs
 -- write with its clock fixed, could not read). Nor in a read-only transaction (a hot standby, a database
 -- or role set default_transaction_read_only): it could not write there, and every read failed once
 -- anything was due; the same valid-time test hides what is due, and the next read of a writable database
--- processes it. A writer still processes what is due at its clock when it takes the lock
--- (beliefdb.lock_workspace), and so does beliefdb.expire called itself. Whether it took the workspace's
--- write lock (the caller then commits that first, so no writer waits on its read).
+-- processes it. Nor for a role that writes nothing (beliefdb_reader, beliefdb.read_only_session): a
+-- reader's read is a read, and leaves what is due to the next writer. A writer still processes what is
+-- due at its clock when it takes the lock (beliefdb.lock_workspace), and so does beliefdb.expire called
+-- itself. Whether it took the workspace's write lock (the caller then commits that first, so no writer
+-- waits on its read).
 create or replace function beliefdb.expire_before_read() returns boolean
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    -- (nor in a read-only transaction: a hot standby, default_transaction_read_only; a write there is refused)
-    if coalesce(pg_catalog.current_setting('beliefdb.now', true), '') <> ''
-       or pg_catalog.current_setting('transaction_read_only') = 'on' then
+    -- (nor in a read-only transaction: a hot standby, default_transaction_read_only; a write there is
+    -- refused; nor for a reader's role)
+    if coalesce(pg_catalog.current_setting('beliefdb.now', true), '') <> '' or beliefdb.read_only_session() then
         return false;
     end if;
     perform beliefdb.expire();
     return coalesce(pg_catalog.current_setting('beliefdb.locked_at', true), '') <> '';
 end
 $$;
-comment on function beliefdb.expire_before_read() is 'Before a read: process what expired (beliefdb.expire), nothing when the session fixed its clock (a read writes nothing) or the transaction is read-only (a standby); whether that took the write lock';
+comment on function beliefdb.expire_before_read() is 'Before a read: process what expired (beliefdb.expire), nothing when the session fixed its clock (a read writes nothing), the transaction is read-only (a standby) or the role writes nothing (beliefdb_reader); whether that took the write lock';
 
 -- Record what actually happened after a decision or an action (its id or a unique prefix; audited).
 -- Nothing carries out a rejected decision (rule 4): a success or a failure of it, or of one of its

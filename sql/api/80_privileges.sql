@@ -1,12 +1,12 @@
--- beliefdb: what the application role may do, and row-level security (docs/rules.md, rule 13).
--- The application role sees one workspace: the one bound by the beliefdb.workspace_id setting.
+-- beliefdb: what the application role and the reader's role may do, and row-level security
+-- (docs/rules.md, rule 13). Each sees one workspace: the one bound by the beliefdb.workspace_id setting.
 
--- What the application role holds is what this file grants, whatever an earlier release or a default
--- privilege gave it: taken back first, then granted below.
-revoke all on schema beliefdb from public, beliefdb_app;
-revoke all on all tables in schema beliefdb from public, beliefdb_app;
-revoke all on all sequences in schema beliefdb from public, beliefdb_app;
-grant usage on schema beliefdb to beliefdb_app;
+-- What the application role and the reader's role hold is what this file grants, whatever an earlier
+-- release, a default privilege or a grant by hand gave them: taken back first, then granted below.
+revoke all on schema beliefdb from public, beliefdb_app, beliefdb_reader;
+revoke all on all tables in schema beliefdb from public, beliefdb_app, beliefdb_reader;
+revoke all on all sequences in schema beliefdb from public, beliefdb_app, beliefdb_reader;
+grant usage on schema beliefdb to beliefdb_app, beliefdb_reader;
 
 -- Functions are not public. The application role gets beliefdb's API (sql/api/) by this
 -- allow-list, one line each. Everything else (sql/internal/: integrity,
@@ -20,7 +20,7 @@ grant usage on schema beliefdb to beliefdb_app;
 -- (audit_payload_hash, audit_link_hash, audit_genesis and belief_sha256 for audit_verify; evaluate_closure,
 -- support_walk, change_rows, expand_targets and due_to_expire for impact; floored_product, supporting_quotes, correction_supports and written_by_step for confidence_factors; confidence_factors_given and confidences_at for confidence_factors_at; in_force for
 -- the views), or takes a lock any writer takes first anyway (lock_workspace).
-revoke execute on all functions in schema beliefdb from public, beliefdb_app;
+revoke execute on all functions in schema beliefdb from public, beliefdb_app, beliefdb_reader;
 -- The extensions' functions (vector, pg_trgm) are not in this schema (schema/02_extensions.sql) and
 -- keep what create extension gave them: executable by everyone. beliefdb's functions run them with
 -- their owner's rights (storing an embedding, recall), and the application role reads vectors with
@@ -30,7 +30,7 @@ revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 do $$
 begin
     if pg_catalog.to_regnamespace('beliefdb_ext') is not null then
-        grant usage on schema beliefdb_ext to beliefdb_app;
+        grant usage on schema beliefdb_ext to beliefdb_app, beliefdb_reader;
     end if;
 end
 $$;
@@ -83,6 +83,7 @@ grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[],boolean) 
 grant execute on function beliefdb.expand_targets(uuid,uuid[]) to beliefdb_app;
 grant execute on function beliefdb.expire() to beliefdb_app;
 grant execute on function beliefdb.expire_before_read() to beliefdb_app;
+grant execute on function beliefdb.read_only_session() to beliefdb_app;
 grant execute on function beliefdb.floored_product(double precision) to beliefdb_app;
 grant execute on function beliefdb.supporting_quotes(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.correction_supports(uuid,uuid,timestamp with time zone) to beliefdb_app;
@@ -141,14 +142,93 @@ grant execute on function beliefdb.workspace_hint() to beliefdb_app;
 grant execute on function beliefdb.workspace_visible(uuid) to beliefdb_app;
 grant execute on function beliefdb.workspace_creatable(uuid,text) to beliefdb_app;
 
+
+-- The reader's role (beliefdb_reader, schema/00_schema.sql: an auditor's login, granted it) gets by
+-- this allow-list, one line each, the API functions that only read, and never one that writes, even
+-- as a rolled-back subtransaction: not the previews (correction_preview, retract_preview,
+-- ingest_preview, simulate_retraction, decay's), which take the workspace's write lock and write what
+-- they roll back, nor repair_plan and repair_plan_json (they fill the evaluation's working tables),
+-- nor what the servers or a replay call (authenticate, repair_to_replay), nor the directory's insert
+-- check (workspace_creatable). Two readers would write as every other session does, and do not for
+-- this role (beliefdb.read_only_session, as in a read-only transaction): expire_before_read processes
+-- no expiry, and impact answers on what is stored, refusing (42501) the impact only a rolled-back
+-- retraction answers. recall and recall_fragments run with their owner's rights and set only
+-- settings of their transaction. Everything else here is stable or immutable (its statements may
+-- not write) and calls only what is listed here: it runs as the caller, under row-level security,
+-- or with its owner's rights confined to the bound workspace (current_workspace_id,
+-- workspace_visible, jobs, resolve_source). tests/test_reader_role.py keeps it so.
+grant execute on function beliefdb.action_status_at(beliefdb.action,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.audit_genesis() to beliefdb_reader;
+grant execute on function beliefdb.audit_link_hash(bytea,uuid,bigint,timestamp with time zone,text,text,bytea) to beliefdb_reader;
+grant execute on function beliefdb.audit_payload_hash(jsonb) to beliefdb_reader;
+grant execute on function beliefdb.audit_verify(uuid) to beliefdb_reader;
+grant execute on function beliefdb.authority_at(beliefdb.source,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.belief_provenance(uuid,uuid) to beliefdb_reader;
+grant execute on function beliefdb.belief_sha256(text,text,text,text,text,jsonb,tstzrange,beliefdb.provenance) to beliefdb_reader;
+grant execute on function beliefdb.belief_status_at(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.change_rows(uuid,beliefdb.changes) to beliefdb_reader;
+grant execute on function beliefdb.clock() to beliefdb_reader;
+grant execute on function beliefdb.confidence_at(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.confidence_factors(uuid,uuid) to beliefdb_reader;
+grant execute on function beliefdb.confidence_factors_at(uuid,uuid,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.confidence_factors_given(uuid,uuid,timestamp with time zone,uuid[],real[]) to beliefdb_reader;
+grant execute on function beliefdb.confidences_at(uuid,uuid[],timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.correction_supports(uuid,uuid,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.current_principal() to beliefdb_reader;
+grant execute on function beliefdb.current_workspace_id() to beliefdb_reader;
+grant execute on function beliefdb.decision_status_at(beliefdb.decision,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.due_to_expire(uuid) to beliefdb_reader;
+grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[],boolean) to beliefdb_reader;
+grant execute on function beliefdb.expand_targets(uuid,uuid[]) to beliefdb_reader;
+grant execute on function beliefdb.expire_before_read() to beliefdb_reader;
+grant execute on function beliefdb.explain_confidence(text) to beliefdb_reader;
+grant execute on function beliefdb.floored_product(double precision) to beliefdb_reader;
+grant execute on function beliefdb.held_at(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.impact(text[]) to beliefdb_reader;
+grant execute on function beliefdb.in_force(uuid,uuid) to beliefdb_reader;
+grant execute on function beliefdb.in_force_at(uuid,uuid,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.in_scope(jsonb,jsonb) to beliefdb_reader;
+grant execute on function beliefdb.job_readable(text) to beliefdb_reader;
+grant execute on function beliefdb.jobs(text,integer,bigint) to beliefdb_reader;
+grant execute on function beliefdb.latest_outcome(uuid,uuid) to beliefdb_reader;
+grant execute on function beliefdb.live_at(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.node_held_at(uuid,uuid,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.outcome_at(uuid,uuid,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.read_only_session() to beliefdb_reader;
+grant execute on function beliefdb.reason_live_at(uuid,uuid,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.recall(text,vector,text,integer,timestamp with time zone,jsonb,real,boolean,double precision,real,integer,text[]) to beliefdb_reader;
+grant execute on function beliefdb.recall_fragments(text,integer,timestamp with time zone,boolean,integer) to beliefdb_reader;
+grant execute on function beliefdb.recall_warnings(uuid,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.recallable(beliefdb.belief,timestamp with time zone,jsonb,boolean) to beliefdb_reader;
+grant execute on function beliefdb.replaced_on(tstzrange,tstzrange,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.resolve_belief(text) to beliefdb_reader;
+grant execute on function beliefdb.resolve_memory(text) to beliefdb_reader;
+grant execute on function beliefdb.resolve_node(text,beliefdb.node_kind[]) to beliefdb_reader;
+grant execute on function beliefdb.resolve_source(text,integer) to beliefdb_reader;
+grant execute on function beliefdb.resolve_target(text) to beliefdb_reader;
+grant execute on function beliefdb.review_count() to beliefdb_reader;
+grant execute on function beliefdb.review_items(integer,text,text[]) to beliefdb_reader;
+grant execute on function beliefdb.shown_as_replaced(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.superseded_at(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
+grant execute on function beliefdb.support_walk(uuid,uuid[]) to beliefdb_reader;
+grant execute on function beliefdb.supporting_quotes(uuid,uuid) to beliefdb_reader;
+grant execute on function beliefdb.use_workspace(text) to beliefdb_reader;
+grant execute on function beliefdb.workspace_bound() to beliefdb_reader;
+grant execute on function beliefdb.workspace_hint() to beliefdb_reader;
+grant execute on function beliefdb.workspace_visible(uuid) to beliefdb_reader;
+grant execute on function beliefdb.written_by_step(uuid,uuid,boolean) to beliefdb_reader;
+
 -- The workspace directory: readable, and creatable by name only (ids come from the server).
-grant select on beliefdb.workspace to beliefdb_app;
+grant select on beliefdb.workspace to beliefdb_app, beliefdb_reader;
 grant insert (name) on beliefdb.workspace to beliefdb_app;
 -- An agent's login reads only its own workspace in it (beliefdb.workspace_visible): it listed every
 -- workspace's name and id while it may act in one. Other sessions read every one, to choose by name.
 alter table beliefdb.workspace enable row level security;
 drop policy if exists directory on beliefdb.workspace;
-create policy directory on beliefdb.workspace for select to beliefdb_app
+create policy directory on beliefdb.workspace for select to beliefdb_app, beliefdb_reader
     using (beliefdb.workspace_visible(id));
 drop policy if exists directory_create on beliefdb.workspace;
 create policy directory_create on beliefdb.workspace for insert to beliefdb_app
@@ -170,17 +250,17 @@ grant select on
     beliefdb.justification, beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation,
     beliefdb.decision, beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
     beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome, beliefdb.redaction
-    to beliefdb_app;
+    to beliefdb_app, beliefdb_reader;
 
 -- What impact's closure walk reads (derived from node, justification, their edges and relation;
 -- written only by triggers).
-grant select on beliefdb.adjacency to beliefdb_app;
+grant select on beliefdb.adjacency to beliefdb_app, beliefdb_reader;
 
 -- When things were retracted and restored, which as-of questions read (written only by triggers).
-grant select on beliefdb.retraction_period to beliefdb_app;
+grant select on beliefdb.retraction_period to beliefdb_app, beliefdb_reader;
 
 -- A source's authority before each change of it, which as-of confidence reads (written only by a trigger).
-grant select on beliefdb.authority_change to beliefdb_app;
+grant select on beliefdb.authority_change to beliefdb_app, beliefdb_reader;
 
 -- Vectors and the workspace's embedding model: readable, and written only through their functions
 -- (api/68_retrieval.sql: store_embedding, record_embedding_model, embedding_target, embedding_switch),
@@ -191,21 +271,22 @@ grant select on beliefdb.authority_change to beliefdb_app;
 -- with the workspace, deleted by its owner. Revoked first, so a database migrated from an earlier
 -- release loses the direct writes it had.
 revoke insert, update, delete on beliefdb.belief_embedding, beliefdb.embedding_model from beliefdb_app;
-grant select on beliefdb.belief_embedding, beliefdb.embedding_model to beliefdb_app;
+grant select on beliefdb.belief_embedding, beliefdb.embedding_model to beliefdb_app, beliefdb_reader;
 
 -- The audit chain: readable, appended only by beliefdb's own changes (their triggers and summaries).
-grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
+grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app, beliefdb_reader;
 
 -- Confidence weights and half-lives are read by everyone and changed by a DBA.
-grant select on beliefdb.confidence_policy, beliefdb.confidence_half_life to beliefdb_app;
+grant select on beliefdb.confidence_policy, beliefdb.confidence_half_life to beliefdb_app, beliefdb_reader;
 
 -- The error codes beliefdb raises (one meaning each): read by everyone, changed only by beliefdb.
-grant select on beliefdb.error_code to beliefdb_app;
+grant select on beliefdb.error_code to beliefdb_app, beliefdb_reader;
 
 grant select on beliefdb.current_beliefs, beliefdb.belief_evidence, beliefdb.belief_history, beliefdb.holding,
-    beliefdb.decision_support, beliefdb.review_queue, beliefdb.fixture_decisions to beliefdb_app;
+    beliefdb.decision_support, beliefdb.review_queue, beliefdb.fixture_decisions to beliefdb_app, beliefdb_reader;
 
--- Row-level security on every table holding workspace rows.
+-- Row-level security on every table holding workspace rows, for both roles (the reader's role holds
+-- select only: the with check of its policies is never asked).
 do $$
 declare
     v_table text;
@@ -220,7 +301,7 @@ begin
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);
         execute pg_catalog.format(
-            'create policy workspace_isolation on beliefdb.%I to beliefdb_app '
+            'create policy workspace_isolation on beliefdb.%I to beliefdb_app, beliefdb_reader '
             'using (workspace_id = (select beliefdb.current_workspace_id())) '
             'with check (workspace_id = (select beliefdb.current_workspace_id()))', v_table);
     end loop;
@@ -239,14 +320,14 @@ create policy workspace_isolation on beliefdb.agent_login to beliefdb_app
 -- The queue of jobs (api/58_jobs.sql): readable, and written only through its functions, which
 -- confine a worker to its workspace and an agent's login to its own jobs.
 revoke insert, update, delete on beliefdb.job, beliefdb.job_start from beliefdb_app;
-grant select on beliefdb.job, beliefdb.job_start to beliefdb_app;
+grant select on beliefdb.job, beliefdb.job_start to beliefdb_app, beliefdb_reader;
 -- A job's payload holds a document not stored yet: an agent's login reads the jobs it submitted only
 -- (its text is not another principal's to read), an eraser every job of its workspace, the schema
 -- owner's sessions (workers, servers, the trusted CLI) every one (beliefdb.job_readable; beliefdb.jobs
 -- lists every job of the workspace without its text).
 alter table beliefdb.job enable row level security;
 drop policy if exists workspace_isolation on beliefdb.job;
-create policy workspace_isolation on beliefdb.job to beliefdb_app
+create policy workspace_isolation on beliefdb.job to beliefdb_app, beliefdb_reader
     using (workspace_id = (select beliefdb.current_workspace_id()) and beliefdb.job_readable(submitted_by))
     with check (workspace_id = (select beliefdb.current_workspace_id()));
 do $$
@@ -258,7 +339,7 @@ begin
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);
         execute pg_catalog.format(
-            'create policy workspace_isolation on beliefdb.%I to beliefdb_app '
+            'create policy workspace_isolation on beliefdb.%I to beliefdb_app, beliefdb_reader '
             'using (workspace_id = (select beliefdb.current_workspace_id())) '
             'with check (workspace_id = (select beliefdb.current_workspace_id()))', v_table);
     end loop;
@@ -270,11 +351,13 @@ $$;
 -- and gave the roles they name usage on this schema and execute on every function, internals that
 -- append to the audit chain or read an audit key included; a grant by hand is not on the list
 -- either. Every privilege on schema beliefdb and its functions, tables, sequences, columns and types
--- held by a role other than the object's owner and beliefdb_app (whose grants this file made afresh)
--- is revoked, and each role it was revoked from is named in a warning (beliefdb migrate prints it).
+-- held by a role other than the object's owner, beliefdb_app and beliefdb_reader (whose grants this
+-- file made afresh; a column privilege neither holds is revoked from them too) is revoked, and each
+-- role it was revoked from is named in a warning (beliefdb migrate prints it).
 -- public keeps its usage of the types, PostgreSQL's default. beliefdb_ext, where beliefdb creates
 -- the extensions a database lacks, holds the extensions' objects, not beliefdb's: a team may grant
--- its roles usage there. A role gets beliefdb's API by membership in beliefdb_app.
+-- its roles usage there. A role gets beliefdb's API by membership in beliefdb_app, and its reads
+-- alone by membership in beliefdb_reader.
 do $$
 declare
     v_r record;
@@ -287,12 +370,12 @@ begin
     select a.grantee, 'routine', p.oid::pg_catalog.regprocedure::text, null
       from pg_catalog.pg_proc p cross join lateral pg_catalog.aclexplode(p.proacl) a
      where p.pronamespace = 'beliefdb'::regnamespace and a.grantee <> p.proowner
-       and a.grantee <> 'beliefdb_app'::regrole
+       and a.grantee not in ('beliefdb_app'::regrole, 'beliefdb_reader'::regrole)
     union
     select a.grantee, case c.relkind when 'S' then 'sequence' else 'table' end, c.oid::pg_catalog.regclass::text, null
       from pg_catalog.pg_class c cross join lateral pg_catalog.aclexplode(c.relacl) a
      where c.relnamespace = 'beliefdb'::regnamespace and a.grantee <> c.relowner
-       and a.grantee <> 'beliefdb_app'::regrole
+       and a.grantee not in ('beliefdb_app'::regrole, 'beliefdb_reader'::regrole)
     union
     select x.grantee, 'table', c.oid::pg_catalog.regclass::text, pg_catalog.quote_ident(t.attname)
       from pg_catalog.pg_class c
@@ -308,7 +391,7 @@ begin
     select a.grantee, 'schema', pg_catalog.quote_ident(n.nspname), null
       from pg_catalog.pg_namespace n cross join lateral pg_catalog.aclexplode(n.nspacl) a
      where n.nspname = 'beliefdb' and a.grantee <> n.nspowner
-       and a.grantee <> 'beliefdb_app'::regrole;
+       and a.grantee not in ('beliefdb_app'::regrole, 'beliefdb_reader'::regrole);
     for v_r in select * from pg_temp.beliefdb_foreign_grant loop
         v_grantee := case v_r.grantee when 0 then 'public' else pg_catalog.quote_ident(v_r.grantee::regrole::text) end;
         if v_r.columns is not null then
@@ -345,7 +428,7 @@ begin
     loop
         raise warning 'beliefdb revoked privileges not on beliefdb''s allow-list from role %: on %', v_grantee,
             pg_catalog.array_to_string(v_what, ', ')
-            using hint = 'a role gets beliefdb''s API by membership in beliefdb_app';
+            using hint = 'a role gets beliefdb''s API by membership in beliefdb_app, its reads alone in beliefdb_reader';
     end loop;
     drop table pg_temp.beliefdb_foreign_grant;
 end

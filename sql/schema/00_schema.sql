@@ -26,10 +26,11 @@ begin
         create role beliefdb_app nologin;
     end if;
 exception when insufficient_privilege then
-    raise exception 'beliefdb needs the roles beliefdb_app, beliefdb_clock and beliefdb_eraser, and % may not create them', current_user
+    raise exception 'beliefdb needs the roles beliefdb_app, beliefdb_clock, beliefdb_eraser and beliefdb_reader, and % may not create them', current_user
         using errcode = 'insufficient_privilege',
               hint = pg_catalog.format('a superuser runs "create role beliefdb_app nologin; create role beliefdb_clock nologin; '
-                                       'create role beliefdb_eraser nologin; grant beliefdb_app, beliefdb_clock to %I" once, '
+                                       'create role beliefdb_eraser nologin; create role beliefdb_reader nologin; '
+                                       'grant beliefdb_app, beliefdb_clock to %I" once, '
                                        'then %s again', current_user,
                                        coalesce(nullif(pg_catalog.current_setting('beliefdb.again', true), ''), 'beliefdb migrate'));
 end
@@ -43,7 +44,14 @@ $$;
 -- beliefdb_eraser: a data-protection officer's right to forget anything of its workspace, whoever
 --   owns it (internal/42_forgetting.sql). Only an explicit grant counts: a superuser is no eraser
 --   by being one, since the library's sessions log in as the schema's owner for every principal.
+-- And a role of its own, for a login that must read and never write (an auditor in psql):
+-- beliefdb_reader: select on the workspace tables and views, under the same row-level security as
+--   beliefdb_app, and execute on the API functions that only read (api/80_privileges.sql, its own
+--   allow-list); no write, directly or through a function. A member binds a workspace by the
+--   setting beliefdb.workspace_id, as any login made by hand.
 do $$
+declare
+    v_missing text;
 begin
     if not exists (select from pg_catalog.pg_roles where rolname = 'beliefdb_clock') then
         create role beliefdb_clock nologin;
@@ -51,11 +59,18 @@ begin
     if not exists (select from pg_catalog.pg_roles where rolname = 'beliefdb_eraser') then
         create role beliefdb_eraser nologin;
     end if;
+    if not exists (select from pg_catalog.pg_roles where rolname = 'beliefdb_reader') then
+        create role beliefdb_reader nologin;
+    end if;
 exception when insufficient_privilege then
-    raise exception 'beliefdb needs the roles beliefdb_clock and beliefdb_eraser, and % may not create them', current_user
+    -- (the hint creates only the missing ones: an installation of an earlier release lacks beliefdb_reader alone)
+    select pg_catalog.string_agg(pg_catalog.format('create role %s nologin', r.name), '; ' order by r.n) into v_missing
+      from unnest(array['beliefdb_clock', 'beliefdb_eraser', 'beliefdb_reader']) with ordinality r (name, n)
+     where not exists (select from pg_catalog.pg_roles a where a.rolname = r.name);
+    raise exception 'beliefdb needs the roles beliefdb_clock, beliefdb_eraser and beliefdb_reader, and % may not create them', current_user
         using errcode = 'insufficient_privilege',
-              hint = pg_catalog.format('a superuser runs "create role beliefdb_clock nologin; create role beliefdb_eraser '
-                                       'nologin; grant beliefdb_clock to %I" once, then %s again', current_user,
+              hint = pg_catalog.format('a superuser runs "%s; grant beliefdb_clock to %I" once, then %s again',
+                                       coalesce(v_missing, 'create role beliefdb_reader nologin'), current_user,
                                        coalesce(nullif(pg_catalog.current_setting('beliefdb.again', true), ''), 'beliefdb migrate'));
 end
 $$;
