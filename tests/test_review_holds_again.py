@@ -46,7 +46,7 @@ def test_review_list_and_why_say_a_flagged_decision_holds_again(cli: Cli, bdb: b
     # the flag stays (rule 4), and says the decision holds again
     listed = cli("review", "list").stdout
     (line,) = [x for x in listed.splitlines() if "decision_flagged" in x]
-    assert line.endswith(f"the decision lost its last remaining support; {HOLDS_AGAIN}")
+    assert line.endswith(f"the decision lost its last remaining support; {HOLDS_AGAIN}  [owner: postgres]"), line
     (held,) = [x for x in listed.splitlines() if "action_held" in x]
     assert HOLDS_AGAIN not in held  # (said of the decision, whose approval releases the action)
     items = {r["kind"]: r for r in cli.json("review", "list")}

@@ -2,11 +2,15 @@
 while the loss flagged a decision, held its action and closed a correction proposed of the loser; a verdict
 sent again was invalid_input, as bad input is; ``review list`` could not keep one kind of item, nor say
 whom an item waits for; ``decide --json`` left out the notes its text prints; and a reason in a conflict a
-reviewer rejected was said to be "in an open conflict (beliefdb review list)", which listed none."""
+reviewer rejected was said to be "in an open conflict (beliefdb review list)", which listed none. Then (a
+reviewer scripting the queue): ``why`` of a decision or action said ``[approved]`` with no who, when or note;
+``review list`` showed who may resolve an item in its JSON only; an ambiguous review item prefix named no
+candidate; and ``why`` of a review item's id was "not found"."""
 
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from typing import Any
 
 import anyio
@@ -163,6 +167,9 @@ def test_each_item_names_who_may_resolve_it(db_url: str, cli: Cli, alice: belief
     with beliefdb.connect(db_url, principal="carol") as carol:
         _warranty(carol, 4)  # ties with bob's (alice's lost), another pair of owners
         assert [i.owners for i in carol.review_items(kind="conflict")] == [["bob", "carol"]]
+    # the text says it too, at the end of each line
+    listed = cli("review", "list").stdout.splitlines()
+    assert [line.rsplit("  ", 1)[1] for line in listed] == ["[owner: alice]"] * 3 + ["[owners: bob, carol]"], listed
 
 
 def test_decide_json_carries_the_notes_its_text_prints(cli: Cli, alice: beliefdb.BeliefDB) -> None:
@@ -200,3 +207,83 @@ def test_a_conflicts_winner_says_who_chose_and_their_note(cli: Cli, tie: dict[st
     reasons = [r.reason for r in why.replaced_by]
     assert reasons == ["conflict resolved by alice: reviewer rita: the official sheet says 3 years"], reasons
     assert "reviewer rita: the official sheet says 3 years" in cli("why", tie["loser"]).stdout
+
+
+def test_why_says_who_resolved_a_decision_or_action_when_and_their_note(cli: Cli, alice: beliefdb.BeliefDB,
+                                                                       tie: dict[str, str]) -> None:
+    alice.resolve_review(tie["item"], "approved", winner=tie["winner"])
+    (flag,) = alice.review_items(kind="decision_flagged")
+    done = alice.resolve_review(flag.id, "approved", note="reviewer rita:\n quoted before the change")
+    (hold,) = done.closed  # (the held action, released with it)
+    picture = cli.json("why", tie["decision"][:8])
+    nodes = {n["id"]: n for n in picture["nodes"]}
+    verdict = nodes[tie["decision"]]["verdict"]
+    assert (verdict["id"], verdict["status"], verdict["by"]) == (str(flag.id), "approved", "alice")
+    assert verdict["note"] == "reviewer rita:\n quoted before the change" and verdict["at"] is not None
+    released = nodes[tie["action"]]["verdict"]
+    assert (released["id"], released["status"], released["note"]) == (
+        hold["id"], "approved", f"resolved with decision {tie['decision']}")
+    lines = cli("why", tie["action"]).stdout.splitlines()
+    said = [line.strip() for line in lines if line.strip().startswith("approved by alice at ")]
+    assert said[0].endswith(f": resolved with decision {tie['decision']} (review item {hold['id'][:8]})"), lines
+    assert said[1].endswith(f": reviewer rita: quoted before the change (review item {str(flag.id)[:8]})"), lines
+    # as of before the verdict: flagged then, no verdict yet
+    before = datetime.fromisoformat(verdict["at"]) - timedelta(microseconds=1)
+    then = cli.json("why", tie["decision"], "--as-of", before.isoformat())
+    focus = next(n for n in then["nodes"] if n["id"] == tie["decision"])
+    assert (focus["status"], focus["verdict"]) == ("needs_review", None), focus
+    # a rejection, and a decision no one reviewed
+    unsupported = alice.decide("Quote nothing")
+    (item,) = [i for i in alice.review_items(kind="decision_flagged") if i.node == unsupported.id]
+    alice.resolve_review(item.id, "rejected", note="no receipt")
+    (rejected,) = [n for n in alice.why_graph(unsupported.id).nodes if n.id == unsupported.id]
+    assert rejected.verdict is not None
+    assert (rejected.verdict.status, rejected.verdict.note) == ("rejected", "no receipt")
+    assert [n.verdict for n in alice.why_graph(alice.decide("Quote", because=[tie["winner"]]).id).nodes
+            if n.kind == "decision"] == [None]
+
+
+def test_why_of_a_review_item_explains_its_subject(cli: Cli, alice: beliefdb.BeliefDB, db_url: str,
+                                                   tie: dict[str, str]) -> None:
+    # an open conflict: which item, then the belief it is about, as why of the belief says it
+    lines = cli("why", tie["item"][:8]).stdout.splitlines()
+    assert lines[0].startswith(f"review item {tie['item']} (conflict, about the belief ") and lines[0].endswith(
+        "): open"), lines
+    assert lines[1] == "  opened: equal authority and recency: a person must choose (rule 8)", lines
+    assert lines[2].startswith("belief "), lines
+    alice.resolve_review(tie["item"], "approved", winner=tie["winner"], note="the sheet says 3")
+    item = cli.json("why", tie["item"])["review_item"]
+    assert (item["id"], item["kind"], item["status"], item["by"], item["note"], item["node_kind"]) == (
+        tie["item"], "conflict", "approved", "alice", "the sheet says 3", "belief")
+    # a flagged decision's: the decision
+    (flag,) = alice.review_items(kind="decision_flagged")
+    picture = cli.json("why", str(flag.id))
+    assert picture["focus"] == [tie["decision"]] and picture["review_item"]["status"] == "open"
+    # a proposed version's: its source
+    with beliefdb.connect(db_url, principal="bob") as bob:
+        proposal = bob.ingest_text("Warranty: 5 years\n", source="w2.md").review_item
+    lines = cli("why", str(proposal)[:8]).stdout.splitlines()
+    assert lines[0] == "A new version proposed of: w2.md", lines
+    assert lines[1].startswith(f"  review item {proposal} (version_proposed, about the source "), lines
+    # a node's id wins; an id that names neither is the node's unknown, as before
+    assert cli.json("why", tie["decision"])["review_item"] is None
+    unknown = cli.error("why", "ffffffff", code="unknown_belief")["message"]
+    assert unknown == "unknown belief or decision or action ffffffff"
+
+
+def test_an_ambiguous_review_item_prefix_names_the_items_it_begins(postgresql: Any, cli: Cli,
+                                                                  alice: beliefdb.BeliefDB,
+                                                                  tie: dict[str, str]) -> None:
+    twins = [f"abcd0000-0000-4000-8000-00000000000{last}" for last in "12"]
+    for twin in twins:
+        postgresql.execute("insert into beliefdb.review_item (workspace_id, id, kind, node, reason)"
+                           " values (%s, %s, 'correction_proposed', %s, 'twin')",
+                           (alice.database.workspace_id, twin, tie["loser"]))
+    postgresql.commit()
+    said = (f"review item id prefix abcd0000 is ambiguous (2 matches: {twins[0]}, {twins[1]}): give more characters"
+            " of the id")
+    assert cli.error("review", "approve", "abcd0000", "--as", "alice", code="ambiguous_id")["message"] == said
+    assert cli.error("review", "list", "--after", "abcd0000", code="ambiguous_id")["message"] == said
+    assert cli.error("why", "abcd0000", code="ambiguous_id")["message"] == said
+    with pytest.raises(errors.AmbiguousId, match=r"\(2 matches: abcd0000, abcd0000\)"):
+        alice.review_items(after="abcd")

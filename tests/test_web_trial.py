@@ -99,6 +99,12 @@ def test_approving_a_review_item_says_what_the_approval_did(client: TestClient, 
     with beliefdb.connect(db_url) as db:
         assert {b.id: b.status for b in db.beliefs(subject="warehouse", include_all=True)} == {
             five: "superseded", six: "current"}
+    # the decision's page says who approved it, when and their note, as why does
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (flag,) = [i for i in db.review_items(kind="decision_flagged") if i.node == waive]
+        db.resolve_review(flag.id, "approved", note="shipping is on us anyway")
+    shown = text_of(client.get(f"/decisions/{waive}", headers=HTML).text)
+    assert "approved by alice at " in shown and f": shipping is on us anyway (review item {str(flag.id)[:8]})" in shown
 
 
 def test_rejecting_a_conflict_in_the_browser_rejects_it(client: TestClient, db_url: str, story: Story) -> None:

@@ -30,7 +30,10 @@ class Pictures:
         outcome; an action's decision and its reasons. ``as_of``: what was recorded by then. ``limit``: a
         belief's picture draws at most that many of what rests on it, from ``offset`` (decisions first);
         ``page`` says which of how many. Production history only unless ``include_fixtures`` (every world,
-        labelled): a fixture belief is refused, fixture material left out."""
+        labelled): a fixture belief is refused, fixture material left out. A decision or action a reviewer
+        approved or rejected carries the verdict (``GraphNode.verdict``: who, when, their note). An id that
+        names no belief, decision or action but a review item draws what the item is about (its node, or a
+        proposal's source), the item in ``Graph.review_item``."""
         from beliefdb import graph
 
         return graph.why_graph(self.database, ref, as_of=as_of, limit=limit, offset=offset,

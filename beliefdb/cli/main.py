@@ -332,8 +332,9 @@ def beliefs(
 @app.command(rich_help_panel=MEMORY)
 @with_memory()
 def why(
-    ref: Annotated[str, typer.Argument(help="A belief, decision or action id, or a unique prefix of it.",
-                                       metavar="ID")],
+    ref: Annotated[str, typer.Argument(
+        help="A belief, decision or action id, or a unique prefix of it; or a review item's (its subject is"
+             " explained).", metavar="ID")],
     as_of: Annotated[str | None, typer.Option(
         help="As it stood at this ISO 8601 moment, with the status it had then (superseded, expired or retracted"
              " then too; evidence and history recorded by then).")] = None,
@@ -347,7 +348,9 @@ def why(
 ) -> None:
     """Why a belief is held: evidence (quote, offsets, source, version), confidence factors, history, and
     what is built on it (decisions, their actions, derived beliefs). For a decision: its reasons, live
-    and lost, its actions and its outcome; for an action: its decision and that decision's reasons.
+    and lost, its actions and its outcome; for an action: its decision and that decision's reasons. One a
+    reviewer approved or rejected says who, when and their note (--json: verdict). A review item's id: the
+    item (--json: review_item), then what it is about (a node, or a proposed version's or retraction's source).
 
     --format mermaid or dot draws it (sources, beliefs, decisions, actions; a lost reason dashed).
     """
@@ -358,10 +361,10 @@ def why(
         (focus,) = [n for n in picture.nodes if n.id in picture.focus]
         # a belief is shown only as why shows it: production history unless --include-fixtures (rule 15)
         result = bdb.why(focus.id, as_of=moment, include_fixtures=include_fixtures) if focus.kind == "belief" else None
-    if as_json:
-        typer.echo(render.to_json(render.why_json(result) if result is not None else picture))
+    if as_json:  # (named by a review item's id: which item, too)
+        typer.echo(render.to_json(render.why_json(result, picture.review_item) if result is not None else picture))
     elif shape is PictureFormat.text and result is not None:
-        typer.echo(render.why(result))
+        typer.echo(render.why(result, picture.review_item))
     else:
         typer.echo(pictures.draw(picture, shape))
 

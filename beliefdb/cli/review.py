@@ -32,8 +32,9 @@ def review_list(
              " several.", metavar="KIND")] = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
-    """Open review items, oldest first (--kind: only those of a kind), each with who may resolve it (--json:
-    owners). Page through many with --limit N and --after LAST_ID."""
+    """Open review items, oldest first (--kind: only those of a kind), each ending with who may resolve it
+    ([owner: alice]; --json: owners). Page through many with --limit N and --after LAST_ID. beliefdb why ITEM
+    explains one, open or resolved (who resolved it, when, the note)."""
     with errors(as_json), memory.open() as bdb:
         rows = bdb.review_items(limit=limit, after=after, kind=kind)
     typer.echo(render.to_json(rows) if as_json else render.review_items(rows, paged=after is not None))

@@ -1339,6 +1339,53 @@ select a.id, beliefdb.action_status_at(a, %(as_of)s)
   from beliefdb.action a
  where a.id = any(%(ids)s::uuid[]) and a.created_at <= %(as_of)s;
 
+-- graph_verdicts --
+-- The verdict that set each of these decisions' and actions' status, now (or at as_of when given: the status then, beliefdb.decision_status_at and beliefdb.action_status_at), with who gave it, when and their note: a decision's last flag resolved (by then) when it approved or rejected it and the decision is so; an action's last hold resolved when it released it (scheduled) or rejected it (cancelled), else, for a cancelled one, the rejection of its decision resolved since (rejecting a decision cancels what a person had released); none for a status no verdict set
+with n as (
+    select d.workspace_id, d.id, 'decision_flagged' as kind, null::uuid as decision_id,
+           case when %(as_of)s::timestamptz is null then d.status else beliefdb.decision_status_at(d, %(as_of)s) end as status
+      from beliefdb.decision d
+     where d.workspace_id = beliefdb.current_workspace_id() and d.id = any(%(ids)s::uuid[])
+       and (%(as_of)s::timestamptz is null or d.created_at <= %(as_of)s)
+    union all
+    select a.workspace_id, a.id, 'action_held', a.decision_id,
+           case when %(as_of)s::timestamptz is null then a.status else beliefdb.action_status_at(a, %(as_of)s) end
+      from beliefdb.action a
+     where a.workspace_id = beliefdb.current_workspace_id() and a.id = any(%(ids)s::uuid[])
+       and (%(as_of)s::timestamptz is null or a.created_at <= %(as_of)s)
+), own as (
+    select n.*, r.id as item, r.status as verdict, r.resolved_seq
+      from n
+      left join lateral (select r.id, r.status, r.resolved_seq from beliefdb.review_item r
+                          where r.workspace_id = n.workspace_id and r.kind = n.kind and r.node = n.id
+                            and r.status in ('approved', 'rejected', 'closed')
+                            and (%(as_of)s::timestamptz is null or r.resolved_at <= %(as_of)s)
+                          order by r.resolved_seq desc limit 1) r on true
+)
+select o.id, r.id as item, r.kind, r.status, r.resolved_by, r.resolved_at, r.note
+  from own o
+  cross join lateral (
+      select r.* from beliefdb.review_item r
+       where r.workspace_id = o.workspace_id and r.id = o.item
+         and o.status = case when o.kind = 'decision_flagged' then o.verdict
+                             when o.verdict = 'approved' then 'scheduled' when o.verdict = 'rejected' then 'cancelled' end
+      union all
+      (select r.* from beliefdb.review_item r
+        where o.kind = 'action_held' and o.status = 'cancelled' and o.verdict is distinct from 'rejected'
+          and r.workspace_id = o.workspace_id and r.kind = 'decision_flagged' and r.node = o.decision_id
+          and r.status = 'rejected' and r.resolved_seq > coalesce(o.resolved_seq, 0)
+          and (%(as_of)s::timestamptz is null or r.resolved_at <= %(as_of)s)
+        order by r.resolved_seq desc limit 1)
+  ) r;
+
+-- graph_review_item --
+-- A review item a picture's reference names when it names no node (beliefdb.resolve_review_item: an ambiguous prefix is refused naming them), with the subject it is about (its node, or the source of a proposed version or retraction) and the subject's node kind; no row when it names none
+select r.id, r.kind, r.status, r.node, r.source_id, n.kind::text as node_kind, r.reason, r.created_at,
+       r.resolved_by, r.resolved_at, r.note
+  from beliefdb.resolve_review_item(%(ref)s) i (id)
+  join beliefdb.review_item r on r.workspace_id = beliefdb.current_workspace_id() and r.id = i.id
+  left join beliefdb.node n on n.workspace_id = r.workspace_id and n.id = r.node;
+
 -- graph_run --
 -- A run as a picture draws it: its task, agent, and the run it replays
 select r.id, r.task, r.agent, r.parent_run_id from beliefdb.run r where r.id = %(id)s;

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from beliefdb.models.graph import NODE_KINDS, Graph, GraphEdge, GraphNode, Page
+from beliefdb.models.graph import NODE_KINDS, Graph, GraphEdge, GraphNode, Page, ReviewMark
 from beliefdb.render.pictures.labels import HOLDS_AGAIN, version_label
 
 #: How each propagating edge kind of the support graph reads, from antecedent to consequent.
@@ -48,6 +48,7 @@ class _Node:
     detail: str = ""
     marks: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    verdict: ReviewMark | None = None
 
 
 class Canvas:
@@ -144,6 +145,13 @@ class Canvas:
         # (reasons forgotten are gone at every moment: that note stays)
         node.notes = [n for n in node.notes if n.endswith(_FORGOTTEN)]
 
+    def verdicts(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Rows of ``graph_verdicts``: the review verdict that set each decision's or action's status."""
+        for r in rows:
+            if (node := self.nodes.get(r["id"])) is not None:
+                node.verdict = ReviewMark(r["item"], r["kind"], r["status"], r["resolved_by"], r["resolved_at"],
+                                          r["note"])
+
     def label(self, node_id: UUID) -> str:
         node = self.nodes.get(node_id)
         if node is None and node_id in self.hidden:
@@ -220,7 +228,7 @@ class Canvas:
     # --- the picture -----------------------------------------------------------------------------
 
     def graph(self, title: str, focus: Iterable[UUID], *, truncated: bool = False, page: Page | None = None,
-              totals: tuple[tuple[str, int], ...] = ()) -> Graph:
+              totals: tuple[tuple[str, int], ...] = (), review_item: ReviewMark | None = None) -> Graph:
         focus = tuple(f for f in dict.fromkeys(focus) if f in self.nodes)
         for f in focus:
             self.mark(f, "focus")
@@ -228,6 +236,7 @@ class Canvas:
         nodes = sorted(self.nodes.values(), key=lambda n: order.get(n.kind, len(order)))
         edges = tuple(e for e in self.edges.values()
                       if e.source in self.nodes and e.target in self.nodes and e.source != e.target)
-        return Graph(title=title, focus=focus, truncated=truncated, page=page, totals=totals, edges=edges, nodes=tuple(
-            GraphNode(n.id, n.kind, n.label, n.status, n.detail, tuple(n.marks), "; ".join(n.notes))
-            for n in nodes))
+        return Graph(title=title, focus=focus, truncated=truncated, page=page, totals=totals, edges=edges,
+                     review_item=review_item, nodes=tuple(
+                         GraphNode(n.id, n.kind, n.label, n.status, n.detail, tuple(n.marks), "; ".join(n.notes),
+                                   n.verdict) for n in nodes))

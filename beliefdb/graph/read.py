@@ -16,7 +16,7 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.graph.canvas import Canvas
-from beliefdb.models import NodeLabel
+from beliefdb.models import NodeLabel, ReviewMark
 
 Conn = psycopg.Connection[Any]
 Row = dict[str, Any]
@@ -114,6 +114,22 @@ def status_then(db: Database, ids: Iterable[UUID], as_of: datetime, conn: Conn) 
     recorded later is left out."""
     rows = db.fetch_all(dict, Q.graph_status_as_of, {"ids": _ids(ids), "as_of": as_of}, conn)
     return {r["id"]: r["status"] for r in rows}
+
+
+def verdicts(db: Database, ids: Iterable[UUID], as_of: datetime | None, conn: Conn) -> list[Row]:
+    """The review verdict that set the status of each of these decisions and actions (then, with ``as_of``):
+    ``item``, ``kind``, ``status``, ``resolved_by``, ``resolved_at``, ``note``; none for a status no verdict set."""
+    rows: list[Row] = db.fetch_all(dict, Q.graph_verdicts, {"ids": _ids(ids), "as_of": as_of}, conn)
+    return rows
+
+
+def review_item(db: Database, ref: str, conn: Conn) -> ReviewMark | None:
+    """The review item ``ref`` (an id or a unique prefix) names, with its subject; None when it names none."""
+    row = db.fetch_one(dict, Q.graph_review_item, {"ref": ref}, conn)
+    if row is None:
+        return None
+    return ReviewMark(row["id"], row["kind"], row["status"], row["resolved_by"], row["resolved_at"], row["note"],
+                      row["node"], row["node_kind"], row["source_id"], row["reason"])
 
 
 def unfounded(db: Database, decision: UUID, conn: Conn) -> str | None:

@@ -14,7 +14,7 @@ from beliefdb.db.connector import Database
 from beliefdb.graph import read
 from beliefdb.graph.canvas import Canvas
 from beliefdb.inputs import check_moment
-from beliefdb.models.graph import Graph, Page
+from beliefdb.models.graph import Graph, Page, ReviewMark
 
 #: the most nodes resting on a belief one picture draws
 MAX_LIMIT = 2000
@@ -32,7 +32,10 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, l
     had been recorded by then, beliefs with the status they had then. With ``limit``, a belief's picture
     draws at most that many of the nodes that rest on it from ``offset`` (decisions first): ``page``
     says which of how many. Production history only (rule 15): fixture and synthetic beliefs and
-    sources are left out, and a fixture belief is refused, unless ``include_fixtures`` (then labelled)."""
+    sources are left out, and a fixture belief is refused, unless ``include_fixtures`` (then labelled).
+    A decision or action a reviewer approved or rejected carries that verdict (``GraphNode.verdict``).
+    An id (or prefix) that names no belief, decision or action but a review item draws the item's subject
+    (its node, or the source of a proposed version or retraction), the item in ``Graph.review_item``."""
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
@@ -43,12 +46,14 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, l
     canvas = Canvas(include_fixtures=include_fixtures)
     canvas.as_of = as_of
     with db.transaction() as c:
-        (target,) = read.resolve(db, [str(ref)], ["belief", "decision", "action"], c)
-        node_id, kind = target["id"], target["kind"]
+        node_id, kind, item = _target(db, str(ref), c)
         world = read.worlds(db, [node_id], c).get(node_id, "production")
         if world != "production" and not include_fixtures:
-            raise read.not_production(f"belief {ref}", world)
-        if kind == "belief":
+            raise read.not_production(f"{kind or 'source'} {ref}", world)
+        if kind is None:  # (a proposed version or retraction: its source as it is, or was then)
+            canvas.add_sources(read.sources(db, [node_id], c, as_of))
+            canvas.wanted.add(node_id)
+        elif kind == "belief":
             page = _belief(db, canvas, node_id, as_of, c, limit, offset)
         else:
             decision = node_id
@@ -60,15 +65,45 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, l
         read.fill(db, canvas, c)
         if as_of is not None:
             _as_of(db, canvas, node_id, as_of, c)
-        if kind != "belief":
+        if kind in ("decision", "action"):
             _hidden_reasons(canvas, decision)
             # (a decision without any reason: why it has none, as its review item said when it was recorded)
             if (unfounded := read.unfounded(db, decision, c)) is not None:
                 canvas.note(decision, unfounded)
+        # (who approved or rejected each decision and action drawn, when and why: then, as of a moment)
+        acting = [n.id for n in canvas.nodes.values() if n.kind in ("decision", "action")]
+        if acting:
+            canvas.verdicts(read.verdicts(db, acting, as_of, c))
+    if node_id not in canvas.nodes:  # (a review item's source as of before it was recorded)
+        raise errors.NotFound(f"review item {ref} is about source {node_id}, not recorded yet then")
     focus = canvas.nodes[node_id]
-    what = {"belief": "Why we believe", "decision": "Why we decided", "action": "Why we act"}[kind]
-    return canvas.graph(f"{what}: {focus.label}", [node_id], page=page,
+    what = _TITLES[kind if kind is not None else item.kind if item is not None else ""]
+    return canvas.graph(f"{what}: {focus.label}", [node_id], page=page, review_item=item,
                         truncated=page is not None and page.offset + page.shown < page.total)
+
+
+#: a why picture's title, by what it is of: a node's kind, or the kind of review item a source's picture is of
+_TITLES = {"belief": "Why we believe", "decision": "Why we decided", "action": "Why we act",
+           "version_proposed": "A new version proposed of", "retraction_proposed": "A retraction proposed of",
+           "": "Source"}  # ("": no item, which a source's picture always has)
+
+
+def _target(db: Database, ref: str, c: read.Conn) -> tuple[UUID, str | None, ReviewMark | None]:
+    """What a why reference names: a belief, decision or action (its id and kind), else a review item (by
+    ``beliefdb.resolve_review_item``), whose subject it explains: its node (and kind), or its source (kind
+    None). A node's id wins over a review item's; one that names neither is refused as the node's."""
+    try:
+        with db.transaction(c) as savepoint:  # (the transaction goes on after an unknown id)
+            (target,) = read.resolve(db, [ref], ["belief", "decision", "action"], savepoint)
+        return target["id"], target["kind"], None
+    except errors.NotFound as unknown:
+        item = read.review_item(db, ref, c)
+        if item is None:
+            raise unknown from None
+    if item.node is not None:
+        return item.node, item.node_kind, item
+    assert item.source_id is not None  # (review_item_subject_check: a node or a source)
+    return item.source_id, None, item
 
 
 def _belief(db: Database, canvas: Canvas, belief: UUID, as_of: datetime | None, c: read.Conn,
@@ -147,7 +182,7 @@ def _as_of(db: Database, canvas: Canvas, focus: UUID, as_of: datetime, c: read.C
     # decisions and actions too: flagged, held, approved or rejected then, not now
     acting = [n.id for n in canvas.nodes.values() if n.kind in ("decision", "action")]
     statuses = read.status_then(db, acting, as_of, c)
-    if canvas.nodes[focus].kind != "belief" and focus not in statuses:
+    if canvas.nodes[focus].kind in ("decision", "action") and focus not in statuses:
         raise errors.NotFound(f"{canvas.nodes[focus].kind} {focus} was not recorded yet at {as_of.isoformat()}")
     for node_id, status in statuses.items():
         canvas.restate(node_id, status)

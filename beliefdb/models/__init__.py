@@ -33,7 +33,7 @@ from beliefdb.models.changes import (
 )
 from beliefdb.models.conversations import Turn
 from beliefdb.models.forgetting import Forgotten, Kept, Mention, PendingMention, SpeakerMention, TextMention
-from beliefdb.models.graph import Graph, GraphEdge, GraphNode, NodeLabel, Page
+from beliefdb.models.graph import Graph, GraphEdge, GraphNode, NodeLabel, Page, ReviewMark
 from beliefdb.models.ingest import (
     Accepted,
     Conflict,
@@ -148,6 +148,7 @@ __all__ = [
     "Restored",
     "Retraction",
     "ReviewItem",
+    "ReviewMark",
     "ReviewResolution",
     "RevokedToken",
     "Rule",

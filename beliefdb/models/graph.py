@@ -9,6 +9,7 @@ status and mark comes from what the database answered (``why``, ``impact``, prev
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
 #: What a node is, in the order the product view lays them out left to right.
@@ -37,6 +38,27 @@ class NodeLabel:
 
 
 @dataclass(frozen=True)
+class ReviewMark:
+    """A review item as a picture names it: the verdict that set a decision's or action's status (the flag or
+    hold resolved, or for a cancelled action its decision's rejection), or the item a ``why`` reference named.
+    Who resolved it, when and their note once it is resolved (``by``, ``at`` and ``note`` None while open)."""
+
+    id: UUID
+    kind: str
+    #: open, approved, rejected, or closed (settled by itself: ``note`` says how)
+    status: str
+    by: str | None = None
+    at: datetime | None = None
+    note: str | None = None
+    #: what it is about: a node (its ``node_kind``), or the source of a proposed version or retraction
+    node: UUID | None = None
+    node_kind: str | None = None
+    source_id: UUID | None = None
+    #: why it was opened (the queue's reason); None on a verdict
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class GraphNode:
     """One thing in the picture: a source, belief, decision, action, correction, run or step."""
 
@@ -51,6 +73,9 @@ class GraphNode:
     marks: tuple[str, ...] = ()
     #: why it is marked, in words (what it survives on, which correction replaced it)
     note: str = ""
+    #: a decision's or action's in a why picture: the review verdict that set its status (approved, rejected;
+    #: released or cancelled), with who gave it, when and their note; None when no verdict set it
+    verdict: ReviewMark | None = None
 
 
 @dataclass(frozen=True)
@@ -99,3 +124,5 @@ class Graph:
     page: Page | None = None
     #: an impact picture's (mark, how many nodes it names in the whole answer), drawn or not
     totals: tuple[tuple[str, int], ...] = ()
+    #: a why picture asked of a review item's id: the item (its subject is the focus)
+    review_item: ReviewMark | None = None

@@ -27,6 +27,7 @@ from beliefdb.models import (
     HistoryEntry,
     NodeLabel,
     ReviewItem,
+    ReviewMark,
     ReviewResolution,
     Skipped,
     Why,
@@ -40,7 +41,7 @@ from beliefdb.render.corrections import (
 )
 from beliefdb.render.ids import short, shorts
 from beliefdb.render.ingest import ingest_report, not_embedded
-from beliefdb.render.pictures.labels import HOLDS_AGAIN, version_label
+from beliefdb.render.pictures.labels import HOLDS_AGAIN, review_item_lines, version_label
 from beliefdb.render.terminal import JSON_CONTROLS, for_terminal
 
 # (re-exported: these are the callers' names, render.short and render.ingest_report among them)
@@ -93,10 +94,13 @@ def evidence_json(e: Evidence) -> dict[str, Any]:
             "spoken_at": e.spoken_at.isoformat() if e.spoken_at else None, "retracted": e.retracted}
 
 
-def why_json(w: Why) -> dict[str, Any]:
-    """``why --json``: the fields of :class:`Why`, its evidence spelled by :func:`evidence_json`."""
+def why_json(w: Why, review_item: ReviewMark | None = None) -> dict[str, Any]:
+    """``why --json``: the fields of :class:`Why`, its evidence spelled by :func:`evidence_json`; asked of a
+    review item's id, that item too (``review_item``)."""
     out: dict[str, Any] = jsonable(w)
     out["evidence"] = [evidence_json(e) for e in w.evidence]
+    if review_item is not None:
+        out["review_item"] = jsonable(review_item)
     return out
 
 
@@ -154,9 +158,11 @@ def _capped(text: str) -> str:
 
 
 @for_terminal
-def why(w: Why) -> str:
+def why(w: Why, review_item: ReviewMark | None = None) -> str:
+    """``why`` of a belief in words; asked of a review item's id, which item it is first."""
     b = w.belief
     lines = [
+        *(review_item_lines(review_item) if review_item is not None else []),
         f"belief {b.id}",
         f"  {b.subject} / {b.attribute} = {b.value}   [{b.status}, revision {b.revision}]",
         f"  \"{_capped(b.statement)}\"",
@@ -350,11 +356,14 @@ def review_resolution(result: ReviewResolution) -> str:
 
 @for_terminal
 def review_items(rows: Iterable[ReviewItem], *, paged: bool = False) -> str:
-    """The review queue, an item a line; ``paged``: a page after an item (none left: no more, not an empty
-    queue)."""
+    """The review queue, an item a line, each ending with who may resolve it (``[owner: alice]``, a conflict's
+    ``[owners: alice, bob]``); ``paged``: a page after an item (none left: no more, not an empty queue)."""
     # (a conflict names its other belief too: the items of a three-way tie, one per pair, read alike)
     lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node or r.source_id or '')}  {r.subject or ''}  "
              + (f"vs {short(r.other_node)}  {r.other_subject or ''}  " if r.other_node is not None else "")
              + f"— {r.reason}"
-             + (f"; {HOLDS_AGAIN}" if r.kind == "decision_flagged" and r.node_holds else "") for r in rows]
+             + (f"; {HOLDS_AGAIN}" if r.kind == "decision_flagged" and r.node_holds else "")
+             # (who may resolve it, rule 17: the JSON's owners)
+             + (f"  [owner{'s' if len(r.owners) > 1 else ''}: {', '.join(r.owners)}]" if r.owners else "  [no owner]")
+             for r in rows]
     return "\n".join(lines) if lines else "(no more review items)" if paged else "(review queue is empty)"

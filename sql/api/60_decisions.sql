@@ -454,6 +454,56 @@ end
 $$;
 comment on function beliefdb.retract_preview(text, text, integer, boolean) is 'Exactly what a retraction or restore would change, computed in a rolled-back subtransaction';
 
+-- A review item of the bound workspace by its id or a prefix of it (4 hex digits or more), among the
+-- items of these statuses (open, approved, rejected, closed; all when null): null when none is. An
+-- empty reference, one that is no id, or a prefix shorter than 4 is bad input (BD005); a prefix that
+-- begins several items is ambiguous (BD006), naming the first few it begins as resolve_node names
+-- nodes, so that which to give is a choice, not another guess. Runs as its caller: row-level security
+-- keeps it in the bound workspace. review_resolve, review_items (p_after) and why (an id that names no
+-- node) read items by it.
+create or replace function beliefdb.resolve_review_item(p_ref text, p_statuses text[] default null) returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_ref text := lower(trim(coalesce(p_ref, '')));
+    v_hex text := replace(lower(trim(coalesce(p_ref, ''))), '-', '');
+    v_ids uuid[];
+begin
+    -- an empty or short reference would be a prefix of every item, or of many: it names none
+    if v_ref = '' then
+        raise exception 'no review item id given: give an id or at least 4 characters of one' using errcode = 'BD005';
+    elsif v_ref !~ '^[0-9a-f-]+$' then
+        raise exception 'review item id % is not an id: give an id or at least 4 of its first hex digits', p_ref
+            using errcode = 'BD005';
+    elsif length(v_hex) < 4 then
+        raise exception 'review item id prefix % is too short: give at least 4 characters', p_ref using errcode = 'BD005';
+    end if;
+    -- (the ids it begins, by the primary key's range of them, the first 21 in id order; its dashes where an
+    -- id has them)
+    v_ids := array(select r.id from beliefdb.review_item r
+                    where r.workspace_id = v_ws
+                      and r.id between rpad(left(v_hex, 32), 32, '0')::uuid and rpad(left(v_hex, 32), 32, 'f')::uuid
+                      and left(r.id::text, length(v_ref)) = v_ref
+                      and (p_statuses is null or r.status = any(p_statuses))
+                    order by r.id
+                    limit 21);
+    if cardinality(v_ids) > 1 then
+        raise exception 'review item id prefix % is ambiguous (%): give more characters of the id', p_ref,
+            least(cardinality(v_ids), 20)::text || ' matches'
+            || case when cardinality(v_ids) > 20 then ' or more' else '' end || ': '
+            || (select string_agg(case when length(v_hex) < 6 then left(u.id::text, 8) else u.id::text end, ', '
+                                  order by u.n)
+                  from unnest(v_ids[1:5]) with ordinality as u (id, n))
+            || case when cardinality(v_ids) > 5 then ', ...' else '' end
+            using errcode = 'BD006';
+    end if;
+    return v_ids[1];
+end
+$$;
+comment on function beliefdb.resolve_review_item(text, text[]) is 'A review item of the bound workspace by its id or a unique prefix of 4 hex digits or more, among items of some statuses; null when none, ambiguous naming the first few it begins';
+
 -- Resolve a review item: approve or reject. Approving a flagged decision accepts it as it is
 -- and releases its held actions; rejecting it cancels every action of it not finished (held, or
 -- scheduled because a person released it: rule 4, nothing carries out a rejected decision). Approving a held action releases
@@ -480,7 +530,6 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_item beliefdb.review_item;
-    v_ref text := lower(trim(coalesce(p_item, '')));
     v_items uuid[];
     v_winner uuid;
     v_loser uuid;
@@ -490,29 +539,15 @@ declare
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
-    -- an empty or short reference would be a prefix of every item, or of many: it names none
-    if v_ref = '' then
-        raise exception 'no review item id given: give an id or at least 4 characters of one' using errcode = 'BD005';
-    elsif v_ref !~ '^[0-9a-f-]+$' then
-        raise exception 'review item id % is not an id: give an id or at least 4 of its first hex digits', p_item
-            using errcode = 'BD005';
-    elsif length(replace(v_ref, '-', '')) < 4 then
-        raise exception 'review item id prefix % is too short: give at least 4 characters', p_item using errcode = 'BD005';
-    end if;
+    -- (an empty, short or ambiguous reference is refused by resolve_review_item, before the verdict)
+    v_items := array_remove(array[beliefdb.resolve_review_item(p_item, array['open', 'closed'])], null);
     if p_verdict is null or p_verdict not in ('approved', 'rejected') then
         raise exception 'verdict must be approved or rejected' using errcode = 'BD005';
     end if;
-    v_items := array(select r.id from beliefdb.review_item r
-                      where r.workspace_id = v_ws and r.status in ('open', 'closed')
-                        and left(r.id::text, length(v_ref)) = v_ref
-                      limit 2);
     if cardinality(v_items) = 0 then
         -- an item approved or rejected already: said so (a resolve sent again is told what happened, not
         -- that the id names nothing), when the reference names one such item
-        v_items := array(select r.id from beliefdb.review_item r
-                          where r.workspace_id = v_ws and r.status in ('approved', 'rejected')
-                            and left(r.id::text, length(v_ref)) = v_ref
-                          limit 2);
+        v_items := array_remove(array[beliefdb.resolve_review_item(p_item, array['approved', 'rejected'])], null);
         if cardinality(v_items) = 1 then
             select * into v_item from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_items[1];
             if v_item.kind = 'conflict' and v_item.status = 'rejected' then
@@ -526,8 +561,6 @@ begin
                 using errcode = 'BD005', detail = beliefdb._already_resolved(v_item);
         end if;
         raise exception 'no open review item %', p_item using errcode = 'BD004';
-    elsif cardinality(v_items) > 1 then
-        raise exception 'review item prefix % is ambiguous', p_item using errcode = 'BD006';
     end if;
     select * into v_item from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_items[1] for update;
     if not found then
@@ -693,7 +726,6 @@ set enable_bitmapscan = off
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_ref text := lower(trim(p_after));
     v_after uuid[];
     v_at timestamptz := '-infinity';
     v_id uuid := '00000000-0000-0000-0000-000000000000';
@@ -701,24 +733,11 @@ begin
     if p_limit < 1 then
         raise exception 'the limit must be at least 1, not %', p_limit using errcode = 'BD005';
     end if;
-    if v_ref = '' then
-        raise exception 'no review item id given: give an id or at least 4 characters of one' using errcode = 'BD005';
-    elsif v_ref is not null then
-        if length(replace(v_ref, '-', '')) < 4 then
-            raise exception 'review item id prefix % is too short: give at least 4 characters', p_after
-                using errcode = 'BD005';
-        end if;
-        -- (a whole id by the primary key; a prefix by the workspace's items)
-        v_after := array(select r.id from beliefdb.review_item r
-                          where r.workspace_id = v_ws
-                            and case when v_ref ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-                                     then r.id = v_ref::uuid
-                                     else left(r.id::text, length(v_ref)) = v_ref end
-                          limit 2);
+    if p_after is not null then
+        -- (open or resolved since: an empty, short or ambiguous reference is refused by resolve_review_item)
+        v_after := array_remove(array[beliefdb.resolve_review_item(p_after)], null);
         if cardinality(v_after) = 0 then
             raise exception 'unknown review item %', p_after using errcode = 'BD004';
-        elsif cardinality(v_after) > 1 then
-            raise exception 'review item prefix % is ambiguous', p_after using errcode = 'BD006';
         end if;
         select r.created_at, r.id into v_at, v_id
           from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_after[1];

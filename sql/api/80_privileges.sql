@@ -133,6 +133,7 @@ grant execute on function beliefdb.resolve_source(text,integer) to beliefdb_app;
 grant execute on function beliefdb.retract(text,text,text,integer,boolean) to beliefdb_app;
 grant execute on function beliefdb.retract_preview(text,text,integer,boolean) to beliefdb_app;
 grant execute on function beliefdb.review_items(integer,text,text[]) to beliefdb_app;
+grant execute on function beliefdb.resolve_review_item(text,text[]) to beliefdb_app;
 grant execute on function beliefdb.review_count() to beliefdb_app;
 grant execute on function beliefdb.review_resolve(text,text,text,text) to beliefdb_app;
 grant execute on function beliefdb.simulate_retraction(text[]) to beliefdb_app;

@@ -131,11 +131,14 @@ def _why(v: Reader, ref: str, kind: str, as_of: datetime | None) -> Graph:
     """The why picture of what ``ref`` names, for the page of a ``kind``: an id that names nothing is an
     unknown ``kind``, the page's, not "unknown belief or decision or action" (every kind the picture takes)."""
     try:
-        return v.db.why_graph(ref, as_of=as_of)
+        graph = v.db.why_graph(ref, as_of=as_of)
     except errors.UnknownBelief:  # (resolving the id is the picture's only search for a belief)
         raise errors.NotFound(f"unknown {kind} {ref}") from None
     except errors.InvalidInput as exc:  # (no id, or too short: said of the page's kind too)
         raise errors.InvalidInput(exc.message.replace("belief or decision or action", kind, 1)) from None
+    if graph.review_item is not None:  # (a review item's id names no decision: the page of the queue shows it)
+        raise errors.NotFound(f"unknown {kind} {ref}")
+    return graph
 
 
 @router.get("/decisions/{decision}")

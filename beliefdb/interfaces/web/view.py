@@ -29,7 +29,7 @@ from beliefdb.interfaces.web.controls import visible
 from beliefdb.interfaces.web.session import COOKIE, forget
 from beliefdb.interfaces.web.svg import MARK_WORDS
 from beliefdb.models import Identity
-from beliefdb.render.pictures.labels import version_name
+from beliefdb.render.pictures.labels import verdict_line, version_name
 
 #: what a page may load: its own stylesheet, nothing inline, nothing from elsewhere, never framed
 SECURITY_HEADERS = {
@@ -88,7 +88,8 @@ def _shown(value: Any) -> Any:
 ENV = Environment(loader=PackageLoader("beliefdb.interfaces.web", "templates"),
                   autoescape=select_autoescape(["html"]), undefined=StrictUndefined, trim_blocks=True,
                   lstrip_blocks=True, finalize=_shown)
-ENV.filters.update(short=short, when=when, field_time=field_time, words=words, as_json=as_json)
+ENV.filters.update(short=short, when=when, field_time=field_time, words=words, as_json=as_json,
+                   verdict=verdict_line)
 ENV.globals.update(mark_words=MARK_WORDS, version_name=version_name)
 
 

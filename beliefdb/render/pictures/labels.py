@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from beliefdb.models.graph import GraphNode
+from beliefdb.models.graph import GraphNode, ReviewMark
 from beliefdb.render.terminal import REORDERING
 
 #: the longest label a drawn node shows (the whole one is in the model, and in the text output)
@@ -74,3 +74,23 @@ def caption(node: GraphNode) -> list[str]:
     """The lines a drawn node shows: its kind and label, then its status and marks."""
     state = [node.status] + [mark_words(node, m) for m in node.marks if m not in ("focus", node.status)]
     return [f"{node.kind}: {shorten(node.label)}", shorten(", ".join(dict.fromkeys(state)))]
+
+
+def review_words(item: ReviewMark) -> str:
+    """A review item's status in words, with who resolved it, when, and their note: ``approved by alice at
+    2026-03-02T10:00:00+00:00: checked the receipt`` (``open``, while it is)."""
+    said = item.status + (f" by {item.by}" if item.by else "") + (f" at {item.at.isoformat()}" if item.at else "")
+    return shorten(said + (f": {item.note}" if item.note else ""), 400)
+
+
+def verdict_line(item: ReviewMark) -> str:
+    """The verdict that set a decision's or action's status, as its node in a why picture says it."""
+    return f"{review_words(item)} (review item {str(item.id)[:8]})"
+
+
+def review_item_lines(item: ReviewMark) -> list[str]:
+    """What ``why`` of a review item's id says first: which item it is, what it is about, its status (who
+    resolved it, when, their note) and why it was opened."""
+    return [f"review item {item.id} ({item.kind}, about the {item.node_kind or 'source'}"
+            f" {item.node or item.source_id}): {review_words(item)}",
+            f"  opened: {shorten(item.reason or '', 400)}"]

@@ -7,7 +7,15 @@ from collections.abc import Iterable
 from uuid import UUID
 
 from beliefdb.models.graph import IMPACT_MARKS, Graph, GraphEdge, GraphNode
-from beliefdb.render.pictures.labels import IMPACT_TITLE, MARK_WORDS, mark_words, short_id, shorten
+from beliefdb.render.pictures.labels import (
+    IMPACT_TITLE,
+    MARK_WORDS,
+    mark_words,
+    review_item_lines,
+    short_id,
+    shorten,
+    verdict_line,
+)
 
 # how the edges out of a node are headed, by relation (in this order)
 _OUT = {"is a reason for": "built on it", "is a premise of": "built on it", "was read by": "built on it",
@@ -48,6 +56,8 @@ def _node(node: GraphNode, nodes: dict[UUID, GraphNode], into: list[GraphEdge], 
     # (a note whole, up to a long line: it may name what a decision's run had refused, and why)
     lines += [f"    {line}" for x, width in ((node.detail, 160), ("" if said_below else node.note, 600))
               if (line := shorten(x, width))]
+    if node.verdict is not None:  # (who approved or rejected it, when and why)
+        lines.append(f"    {verdict_line(node.verdict)}")
     if node.kind == "decision":
         # each reason once: the beliefs needed together on one line, lost ones said to be lost
         groups: dict[object, list[GraphEdge]] = {}
@@ -75,6 +85,8 @@ def to_text(graph: Graph) -> str:
     """The graph as indented text: the focus first, then sources, beliefs, decisions, actions, ..."""
     nodes = {n.id: n for n in graph.nodes}
     lines = [shorten(graph.title, 200)]
+    if graph.review_item is not None:  # (why of a review item's id: which item, then its subject)
+        lines += ["  " + line for line in review_item_lines(graph.review_item)]
     counts = {m: sum(m in n.marks for n in graph.nodes) for m in IMPACT_MARKS}
     if any(counts.values()) or graph.title.startswith(IMPACT_TITLE):
         lines.append("  " + " · ".join(f"{MARK_WORDS[m]}: {c}" for m, c in counts.items()
