@@ -100,7 +100,11 @@ def render() -> str:
     types = [getattr(models, n) for n in sorted(models.__all__)]
     types += [getattr(api, n) for n in ("AskResult", "Calibration", "EmbedReport", "ServerStatus")]
     for cls in types:
-        fields = ", ".join(f"{f.name}: {f.type}" for f in dataclasses.fields(cls))
+        if dataclasses.is_dataclass(cls):
+            fields = ", ".join(f"{f.name}: {f.type}" for f in dataclasses.fields(cls))
+        else:  # (a list with attributes: Submitted, the ids submit queued and what it left out)
+            fields = ", ".join([f"a {cls.__orig_bases__[0]}"]
+                               + [f"{n}: {t}" for n, t in cls.__annotations__.items()])
         out += [f"- `{cls.__name__}` ({fields})", f"  {_summary(cls)}"]
     out += ["", "## Exceptions (`beliefdb.errors`)", "",
             "Every exception beliefdb raises on purpose is a `BeliefDBError`; its `code` is what `--json` "

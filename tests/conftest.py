@@ -18,6 +18,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -173,6 +174,18 @@ def seeded_proc(seed: Callable[[str], object]) -> Callable[..., Iterator[NoopExe
         janitor.drop()
 
     return proc
+
+
+#: the UTC time a worker's line starts with (beliefdb worker), to the second
+WORKER_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ")
+
+
+def worker_lines(stdout: str) -> list[str]:
+    """The lines a worker printed, each checked to start with its UTC time and given without it."""
+    lines = stdout.splitlines()
+    for line in lines:
+        assert WORKER_TIME.match(line), f"a worker's line without its time: {line!r}"
+    return [WORKER_TIME.sub("", line, count=1) for line in lines]
 
 
 def url_of(conn: psycopg.Connection[Any]) -> str:

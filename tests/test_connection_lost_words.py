@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import worker_lines
 
 import beliefdb
 
@@ -70,11 +72,19 @@ def test_a_command_cut_off_by_the_server_says_so_in_one_line(bdb: beliefdb.Belie
     assert "discarding" not in done.stderr and "Traceback" not in done.stderr
 
 
-def test_a_worker_cut_off_by_the_server_says_nothing_of_it(bdb: beliefdb.BeliefDB, db_url: str) -> None:
-    bdb.submit(text=POLICY, source="returns.md")
+def test_a_worker_cut_off_by_the_server_says_when_it_waited_and_nothing_more(bdb: beliefdb.BeliefDB,
+                                                                              db_url: str) -> None:
+    (job,) = bdb.submit(text=POLICY, source="returns.md")
     done = _cut_off(db_url, bdb.database.workspace_id, ["worker", "--until-empty", "--no-embed"])
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout.splitlines()[-1] == "1 done, 0 attempt(s) failed and queued again, 0 failed for good"
+    # (but on stdout, each line with its time, that it waited for the database, and when it was back: an operator
+    # read nothing of an outage the worker waited out)
+    lost, back, *rest = worker_lines(done.stdout)
+    assert lost == ("database lost, waiting for it (the jobs stay queued): terminating connection due to"
+                    " administrator command")
+    assert re.fullmatch(r"database back after \d+ s of waiting: taking jobs again", back), back
+    assert rest == [f"job {job} done: returns.md (attempt 1)",
+                    "1 done, 0 attempt(s) failed and queued again, 0 failed for good"]
 
 
 def test_a_pipeline_cut_off_says_nothing_more_than_its_own_exception(db_url: str,

@@ -66,7 +66,7 @@ def test_acting_as_a_principal_retries_only_its_jobs_and_the_operator_every_one(
         assert alice.cancel(source="alice.md") == [hers]
         # the schema owner's own session, acting as no principal by name: the operator, every job
         assert cli.json("jobs", "retry", "--all-failed") == {"jobs": [his]}
-        assert cli.json("jobs", "cancel", str(his)) == {"jobs": [his]}
+        assert cli.json("jobs", "cancel", str(his)) == {"jobs": [his], "cancelled": 1}
         assert bob.jobs() == []
 
 

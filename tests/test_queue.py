@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import Cli
+from conftest import Cli, worker_lines
 from psycopg import sql
 
 import beliefdb
@@ -163,7 +163,8 @@ def test_the_command_line_queues_lists_and_works(cli: Cli, write_doc: Any) -> No
 
 
 
-def test_a_batch_worker_whose_jobs_failed_for_good_exits_1_and_says_so(cli: Cli, write_doc: Any) -> None:
+def test_a_batch_worker_whose_jobs_failed_for_good_exits_1_and_says_so(cli: Cli, write_doc: Any,
+                                                                      bdb: beliefdb.BeliefDB) -> None:
     """worker --until-empty (and --once) is how a script drains the queue: a job failed for good is a
     failure of the run (exit 1, the reason on stderr), and the summary does not call the retries made
     along the way jobs "to try again" when none is left queued. It used to exit 0 with "0 done, 4 to try
@@ -171,12 +172,18 @@ def test_a_batch_worker_whose_jobs_failed_for_good_exits_1_and_says_so(cli: Cli,
     cli("ingest", write_doc("returns.md", POLICY), "--queue")
     small = {"BELIEFDB_INGEST_MAX_BYTES": "10"}  # (the worker's limit is lower than the submitter's)
     result = cli("worker", "--until-empty", "--no-embed", "--backoff", "0", env=small, expect=1)
-    assert result.stdout.splitlines()[-1] == "0 done, 4 attempt(s) failed and queued again, 1 failed for good"
+    assert worker_lines(result.stdout)[-1] == "0 done, 4 attempt(s) failed and queued again, 1 failed for good"
     assert result.stderr.strip().splitlines() == [
         "error: 1 job(s) failed for good: see beliefdb jobs --status failed"]
     assert cli.json("jobs", "--status", "queued") == []
     report = cli.json("worker", "--until-empty", "--no-embed", env=small)  # nothing left: a clean run
     assert (report["done"], report["failed"]) == (0, 0)
+    # failed for good, a job is tried no more: it shows no backoff pending (it kept an hour's, a retry's that
+    # would never come); its run_after is when it failed
+    (job,) = bdb.submit(text=POLICY, source="other.md", max_attempts=1)
+    cli("worker", "--until-empty", "--no-embed", "--backoff", "3600", env=small, expect=1)
+    (failed,) = [j for j in bdb.jobs(status="failed") if j.id == job]
+    assert failed.finished_at is not None and failed.run_after <= failed.finished_at
 
     cli("ingest", write_doc("other.md", POLICY.replace("30 days", "60 days")), "--queue")
     for _attempt in range(4):
@@ -202,11 +209,12 @@ def test_the_jobs_list_says_what_an_ingest_that_stored_nothing_did(cli: Cli, wri
     for the same text again and "0 accepted, version None" for a proposal to the source's owner)."""
     doc = write_doc("returns.md", POLICY)
     cli("ingest", doc, "--queue")
-    cli("ingest", doc, "--queue")
     cli("worker", "--until-empty", "--no-embed")
+    # (the text in force, queued again: with another extractor, whose claims it would still settle)
+    cli("ingest", doc, "--queue", "--extractor", "none")
     cli("ingest", write_doc("returns.md", POLICY.replace("30 days", "60 days")), "--queue", "--as", "bob")
     cli("worker", "--until-empty", "--no-embed")
-    proposed, again, first = cli("jobs").stdout.splitlines()[1:]
+    proposed, again, first = cli("jobs").stdout.splitlines()[1:-1]
     assert first.endswith("returns.md — 2 accepted, version 1")
     assert again.endswith("returns.md — unchanged: the same text as version 1, in force")
     assert "returns.md — returns.md belongs to " in proposed and "proposed to its owner" in proposed
@@ -219,8 +227,9 @@ def test_the_jobs_list_says_what_else_an_ingest_did(cli: Cli, write_doc: Any) ->
     cli("ingest", write_doc("returns.md", POLICY))
     cli("ingest", write_doc("copy.md", POLICY), "--queue")
     cli("worker", "--until-empty", "--no-embed")
-    (line,) = cli("jobs").stdout.splitlines()[1:]
+    (line, totals) = cli("jobs").stdout.splitlines()[1:]
     assert line.endswith("copy.md — 0 accepted, 2 corroborated, version 1"), line
+    assert totals == "totals: 0 queued, 0 running, 1 done, 0 failed"
 
 
 def test_the_command_line_refuses_what_the_queue_cannot_do(cli: Cli, write_doc: Any, tmp_path: Any) -> None:

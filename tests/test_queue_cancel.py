@@ -56,9 +56,12 @@ def test_cancel_is_all_or_none_and_refuses_what_is_not_queued_or_failed(cli: Cli
     assert cli.error("jobs", "cancel", str(queued), str(done), code="invalid_input")["message"] == \
         f"job {done} is done, not queued or failed: only a queued or failed job is cancelled"
     assert cli.error("jobs", "cancel", str(queued), "999999", code="not_found")["message"] == "unknown job 999999"
-    assert cli.error("jobs", "cancel", "--source", "nothing.md", code="not_found")["message"] == \
-        "no queued or failed job of source nothing.md"
     assert [j.status for j in bdb.jobs()] == ["queued", "done"]  # nothing was cancelled
+    # a source with nothing to cancel is no error, as retry --all-failed with nothing to retry is not (it exited 1)
+    assert cli("jobs", "cancel", "--source", "nothing.md").stdout == \
+        "nothing to cancel: no queued or failed job of source nothing.md\n"
+    assert cli.json("jobs", "cancel", "--source", "nothing.md") == {"jobs": [], "cancelled": 0}
+    assert cli.json("jobs", "cancel", "--source", "returns.md") == {"jobs": [], "cancelled": 0}  # (done: none)
     assert "--source" in cli.one_line_error("jobs", "cancel")
     assert "--source" in cli.one_line_error("jobs", "cancel", str(queued), "--source", "salaries.txt")
     with pytest.raises(errors.InvalidInput, match="source="):
@@ -137,6 +140,6 @@ def test_the_jobs_groups_json_is_its_subcommands(cli: Cli, db_url: str, bdb: bel
     """(a review) 'beliefdb jobs --json -w ops cancel 2' printed text: the group's --json, shown in its --help,
     was dropped. It applies to the subcommand as its own does, to its errors too."""
     (job,) = bdb.submit(text=SALARY, source="salaries.txt")
-    assert json.loads(cli("jobs", "--json", "cancel", str(job)).stdout) == {"jobs": [job]}
+    assert json.loads(cli("jobs", "--json", "cancel", str(job)).stdout) == {"jobs": [job], "cancelled": 1}
     failed = cli("jobs", "--json", "retry", str(job), expect=1)  # (cancelled: no job of the workspace now)
     assert json.loads(failed.stdout) == {"error": "not_found", "message": f"unknown job {job}"}, failed.output

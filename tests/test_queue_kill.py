@@ -13,7 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import load_script
+from conftest import load_script, worker_lines
 
 import beliefdb
 
@@ -78,7 +78,7 @@ def test_sigterm_finishes_the_job_under_way_and_stops(db_url: str, tmp_path: Pat
     assert 3 <= done < len(ids)  # stopped before the queue was empty
     assert statuses == {"done": done, "queued": len(ids) - done}  # the job under way was finished, not dropped
     assert untried == (len(ids) - done,)
-    assert out.strip().splitlines()[-1] == f"{done} done, 0 attempt(s) failed and queued again, 0 failed for good"
+    assert worker_lines(out.strip())[-1] == f"{done} done, 0 attempt(s) failed and queued again, 0 failed for good"
 
 
 def _doc(folder: Path, i: int) -> Path:

@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import Cli
+from conftest import Cli, worker_lines
 from serving import own_server
 
 import beliefdb
@@ -151,7 +151,7 @@ def test_a_worker_draining_the_queue_exits_1_when_it_failed_a_job_whose_worker_d
     (job,) = bdb.submit(text=POLICY, source="returns.md", max_attempts=1)
     _started_by_a_worker_that_dies(bdb, db_url, job)
     result = cli("worker", "--until-empty", "--no-embed", expect=1)
-    assert result.stdout.splitlines() == [
+    assert worker_lines(result.stdout) == [
         f"job {job} failed after 1 attempt(s): its worker died during 1 of its 1 attempts (killed, or brought down"
         " by this document)",
         "0 done, 0 attempt(s) failed and queued again, 1 failed for good"]

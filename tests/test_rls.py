@@ -708,6 +708,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.job_started(bigint,text)",
         "beliefdb.job_submit(text,jsonb,integer)",
         "beliefdb.job_take(text)",
+        "beliefdb.job_totals(text,bigint)",
         "beliefdb.job_wait(bigint,bigint)",
         "beliefdb.jobs(text,integer,bigint)",
         "beliefdb.lock_workspace()",

@@ -189,7 +189,9 @@ def ingest(
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="Queue the files (documents, or conversations with"
                                         " --format chat) for 'beliefdb worker' and print their job ids at once"
-                                        " (follow them with 'beliefdb jobs').")] = False,
+                                        " (follow them with 'beliefdb jobs'); a file that would change nothing"
+                                        " (its source's text in force, or a job of it still to run) is not"
+                                        " queued, and counted.")] = False,
     text_format: Annotated[TextFormat, typer.Option(
         "--format", envvar="BELIEFDB_INGEST_FORMAT", show_envvar=False,  # (too long for help's column)
         help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"

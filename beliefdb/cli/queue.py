@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -15,7 +16,7 @@ import typer
 
 from beliefdb import api, render
 from beliefdb.cli.common import MEMORY, Json, Memory, errors, print_skipped, skipped_files, usage, with_memory
-from beliefdb.models import Job, JobOutcome, WorkReport
+from beliefdb.models import DatabaseWait, Job, JobOutcome, WorkReport
 from beliefdb.render.terminal import for_terminal, plain
 from beliefdb.vocabulary import JobStatus
 
@@ -29,13 +30,20 @@ def submit(memory: Memory, paths: list[Path], *, source: str | None, authority: 
                     extractor=extractor, max_bytes=max_bytes)
     left_out = skipped_files(paths, chat)
     if as_json:
-        typer.echo(render.to_json({"jobs": ids} | ({"skipped_files": [{"path": p, "skipped_file": why}
-                                                                      for p, why in left_out]} if left_out else {})))
+        typer.echo(render.to_json({"jobs": list(ids), "unchanged": ids.unchanged}
+                                  | ({"skipped_files": [{"path": p, "skipped_file": why}
+                                                        for p, why in left_out]} if left_out else {})))
         return
     listed = api.documents(paths, api.CHAT_SUFFIXES) if chat else api.documents(paths)
-    for job, (_name, path) in zip(ids, listed, strict=True):
+    same = {u.path for u in ids.unchanged}
+    for job, path in zip(ids, [p for _name, p in listed if api.shown(p) not in same], strict=True):
         typer.echo(f"queued job {job}: {plain(api.shown(path))}")
-    typer.echo(f"{len(ids)} job(s) queued: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
+    if ids or not ids.unchanged:
+        typer.echo(f"{len(ids)} job(s) queued: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
+    if ids.unchanged:
+        # (a drop folder submitted again by cron: one line, not a line per file; --json names them)
+        typer.echo(f"{len(ids.unchanged)} file(s) unchanged, not queued (the text their source holds in force, or"
+                   " that a job of it still to run carries; --json names them)")
     print_skipped(left_out, chat)
 
 
@@ -55,6 +63,18 @@ def _summary(r: WorkReport) -> str:
     line = f"{r.done} done, {r.retried} attempt(s) failed and queued again, {r.failed} failed for good"
     line += f"; {r.waited} time(s) a job waited for the workspace" if r.waited else ""
     return line + (f"; embedded {r.embedded} belief(s) an earlier run had left without vectors" if r.embedded else "")
+
+
+def _stamped(line: str) -> str:
+    """A worker's line after the UTC time it is printed, to the second (a service's log reads when)."""
+    return f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ} {line}"
+
+
+@for_terminal
+def _database_line(wait: DatabaseWait) -> str:
+    if wait.back:
+        return f"database back after {wait.seconds:,.0f} s of waiting: taking jobs again"
+    return f"database lost, waiting for it (the jobs stay queued): {api.shown(wait.reason or '')}"
 
 
 @contextmanager
@@ -96,20 +116,25 @@ def worker(
     a worker killed at any point loses no document and ingests none twice. Runs until SIGTERM or Ctrl-C (the
     job under way is finished first), --until-empty or --once. A failed document is tried again with an
     exponential backoff, and failed for good after its last attempt, with the reason (beliefdb jobs); with
-    --until-empty or --once, a job failed for good makes the worker exit 1."""
+    --until-empty or --once, a job failed for good makes the worker exit 1. Each line it prints starts with
+    the UTC time (2026-03-04T09:15:02Z); a lost database is waited for, said when the wait starts and ends."""
     if once and until_empty:
         usage("choose one of --once or --until-empty")
 
     def show(outcome: JobOutcome) -> None:
         if not as_json:
-            typer.echo(_outcome_line(outcome))
+            typer.echo(_stamped(_outcome_line(outcome)))
+
+    def database(wait: DatabaseWait) -> None:
+        if not as_json:
+            typer.echo(_stamped(_database_line(wait)))
 
     with errors(as_json), _stop_on_signals() as stop, \
             api.connect(memory.url, memory.workspace, principal=memory.principal, home=memory.home,
                         max_size=concurrency + 1) as bdb:
         report = bdb.work(concurrency=concurrency, stop_when_empty=until_empty, once=once, embed=embed,
-                          backoff=backoff, worker=name, stop=stop, on_outcome=show)
-    typer.echo(render.to_json(report) if as_json else _summary(report))
+                          backoff=backoff, worker=name, stop=stop, on_outcome=show, on_database=database)
+    typer.echo(render.to_json(report) if as_json else _stamped(_summary(report)))
     if report.failed and (until_empty or once):
         # a run that drains the queue for a script fails when a document did (a service worker, stopped by
         # a signal, exits 0: its failed jobs are in beliefdb jobs)
@@ -170,18 +195,32 @@ def jobs(
     status: Annotated[JobStatus | None, typer.Option(help="Only jobs with this status.")] = None,
     limit: Annotated[int, typer.Option(min=1, max=api.MAX_PAGE,
                                                help="At most this many (up to 100,000), newest first.")] = 100,
+    totals: Annotated[bool, typer.Option("--totals", help="With --json: an object, the jobs listed under"
+                                         " \"jobs\", how many match under \"matching\" and per status under"
+                                         " \"totals\" (without: the list alone, as ever).")] = False,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """The workspace's queued documents, newest first: queued, running (a live worker holds it), done (what
-    its ingest did) or failed (the reason of its last attempt). 'beliefdb jobs retry' queues failed ones
-    again."""
+    its ingest did) or failed (the reason of its last attempt), then how many match in each status, and
+    how many --limit left out. 'beliefdb jobs retry' queues failed ones again."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = _Group(memory, as_json)  # (beliefdb jobs -w ops retry 4: the subcommand acts, there)
         return
+    chosen = status.value if status else None
     with errors(as_json), memory.open() as bdb:
-        rows = bdb.jobs(status=status.value if status else None, limit=limit)
-    typer.echo(render.to_json(rows) if as_json else _jobs_table(rows))
+        rows = bdb.jobs(status=chosen, limit=limit)
+        # (--json without --totals is the bare list scripts read, and counts nothing more)
+        counts = bdb.job_totals(status=chosen) if totals or not as_json else {}
+    matching = sum(counts.values())
+    if as_json:
+        typer.echo(render.to_json({"jobs": rows, "matching": matching, "totals": counts} if totals else rows))
+        return
+    typer.echo(_jobs_table(rows))
+    if rows:
+        typer.echo("totals: " + ", ".join(f"{n:,} {s}" for s, n in counts.items() if chosen in (None, s)))
+    if len(rows) < matching:
+        typer.echo(f"showing {len(rows):,} of {matching:,} (use --limit)")
 
 
 @jobs_app.command("retry")
@@ -231,14 +270,18 @@ def cancel(
     """Cancel queued or failed jobs: each is deleted with the text it carries. A document queued and never
     stored is in no source, so 'beliefdb forget' cannot reach it: this is how its text goes (then vacuum
     beliefdb.job, docs/dba.md). All or none, in one transaction: a running, done or unknown job is an error,
-    and nothing is cancelled."""
+    and nothing is cancelled. A --source with no queued or failed job has nothing to cancel: exit 0, as
+    'jobs retry --all-failed' with none."""
     if bool(ids) == (source is not None):
         usage("give the ids of the jobs to cancel, or --source NAME: one of them")
     memory, as_json = _with_group(typer_context, memory, as_json)
     with errors(as_json), memory.open() as bdb:
         cancelled = bdb.cancel(source=source) if source is not None else bdb.cancel(*(ids or []))
     if as_json:
-        typer.echo(render.to_json({"jobs": cancelled}))
+        typer.echo(render.to_json({"jobs": cancelled, "cancelled": len(cancelled)}))
+        return
+    if not cancelled:  # (only --source finds none: an id of no job is unknown, an error)
+        typer.echo(f"nothing to cancel: no queued or failed job of source {api.shown(source or '')}")
         return
     for job in cancelled:
         typer.echo(f"job {job} cancelled")

@@ -1458,8 +1458,9 @@ select f.id as fragment_id, s.name as source, v.version, v.label as version_labe
  order by s.name, v.version, f.start_offset;
 
 -- job_submit --
--- Queue one job per payload (a JSON array), in order; their ids in that order
-select s.id from beliefdb.job_submit(%s, %s, %s) as s(id);
+-- Queue one job per payload (a JSON array), in order, but none that would change nothing: a row per payload,
+-- in order, the job queued or why it was not (unchanged)
+select s.job, s.unchanged from beliefdb.job_submit(%s, %s, %s) as s;
 
 -- job_take --
 -- Take the oldest ready job no other worker holds, locked until this transaction ends (none: no row)
@@ -1508,6 +1509,10 @@ select s.id from beliefdb.job_cancel(%s, %s) as s(id);
 -- jobs_list --
 -- The workspace's jobs, newest first, of one status when given, before a job id when given
 select * from beliefdb.jobs(%s, %s, %s);
+
+-- job_totals --
+-- How many of the workspace's jobs are in each status (of one status only, before a job id, when given)
+select t.status, t.jobs from beliefdb.job_totals(%s, %s) as t;
 
 -- jobs_next_ready --
 -- When the earliest queued job this session may take is ready (at: null when none is queued; as

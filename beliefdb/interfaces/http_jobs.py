@@ -29,6 +29,12 @@ INT8 = 2**63 - 1
 MAX_RETRY = 10_000
 JOB_IDS: Schema = {"title": "Queued", "type": "object", "required": ["jobs"],
                    "properties": {"jobs": {"type": "array", "items": {"type": "integer"}}}}
+#: what POST /jobs answers: the job queued, or why the text was not (it would change nothing)
+SUBMITTED: Schema = {"title": "Submitted", "type": "object", "required": ["jobs", "unchanged"],
+                     "properties": {"jobs": {"type": "array", "items": {"type": "integer"}},
+                                    "unchanged": {"type": "array", "items": {
+                                        "type": "object", "required": ["source", "reason"],
+                                        "properties": {"source": {"type": "string"}, "reason": {"type": "string"}}}}}}
 
 
 class Submit(Body):
@@ -76,15 +82,19 @@ def for_remote(rows: list[Job]) -> list[Job]:
     return [replace(j, path=remote.file_name(j.path)) if j.path else j for j in rows]
 
 
-@router.post("/jobs", status_code=202, responses=doc(JOB_IDS, 202),
+@router.post("/jobs", status_code=202, responses=doc(SUBMITTED, 202),
              summary="Queue a text or a conversation for a worker; its job id at once (202: queued, not done)",
              description="Turns for a document's source, which every attempt would refuse, are refused now"
-                         " (400, as `POST /conversations` refuses them) and nothing is queued.")
+                         " (400, as `POST /conversations` refuses them) and nothing is queued. A text that would"
+                         " change nothing (the text its source holds in force, or the newest job of its source still"
+                         " to run carries) is not queued: `jobs` is empty and `unchanged` says why.")
 def submit(body: Submit, c: Writer) -> JSONResponse:
     turns = [t.turn() for t in body.turns] if body.turns is not None else None
-    return ok({"jobs": c.db.submit(text=body.text, turns=turns, source=body.source, authority=body.authority,
-                                   label=body.label, version_label=body.version_label, extractor=body.extractor,
-                                   max_attempts=body.max_attempts)}, 202)
+    queued = c.db.submit(text=body.text, turns=turns, source=body.source, authority=body.authority,
+                         label=body.label, version_label=body.version_label, extractor=body.extractor,
+                         max_attempts=body.max_attempts)
+    return ok({"jobs": list(queued), "unchanged": [{"source": u.source, "reason": u.reason} for u in queued.unchanged]},
+              202)
 
 
 @router.get("/jobs", responses=doc(list[Job]), summary="The workspace's jobs, newest first, a page at a time",
@@ -115,7 +125,8 @@ def retry(body: Retry, c: Writer) -> JSONResponse:
              summary="Cancel queued or failed jobs, deleting their text (as beliefdb jobs cancel); the ids cancelled",
              description="The `ids` given, or every queued or failed job of a `source` name: all or none, in one"
                          " transaction (an id that is not a queued or failed job of the workspace, or one a worker"
-                         " holds now, is refused and nothing is cancelled). A document queued and never stored is in"
-                         " no source, so `POST /forget` cannot reach it: this is how its text goes.")
+                         " holds now, is refused and nothing is cancelled; a `source` with none has nothing to cancel:"
+                         " an empty list). A document queued and never stored is in no source, so `POST /forget`"
+                         " cannot reach it: this is how its text goes.")
 def cancel(body: Cancel, c: Writer) -> JSONResponse:
     return ok({"jobs": c.db.cancel(*body.ids, source=body.source)})

@@ -38,7 +38,9 @@ def register(tool: Tool, answer: Answer) -> None:
     @tool("Queue a document (`text`) or a conversation's `turns` ([{speaker, text, time}], time ISO 8601 with a"
           " zone) as the next version of `source`, for a worker to ingest later, and answer its job id at once"
           " ({\"jobs\": [id]}). Use it for a long document or a whole conversation you need not wait for (`ingest_text`"
-          " and `remember_turn` store at once); follow it with `jobs`. A job is tried up to `max_attempts` times.")
+          " and `remember_turn` store at once); follow it with `jobs`. A job is tried up to `max_attempts` times. A"
+          " text that would change nothing (the one its source holds in force, or the newest job of its source"
+          " carries) is not queued: `jobs` is empty and `unchanged` says why.")
     def submit_job(ctx: Context, source: Source, text: Source | None = None, turns: Turns | None = None,
                    authority: Authority | None = None, label: Label | None = None, version_label: str | None = None,
                    extractor: Literal["rules", "none", "llm"] = "rules", max_attempts: Attempts = 5) -> Any:
@@ -49,8 +51,10 @@ def register(tool: Tool, answer: Answer) -> None:
             if text is None and turns is None:
                 raise errors.InvalidInput("text or turns is required (one of them)")
             said = [t.turn() for t in turns] if turns is not None else None
-            return {"jobs": db.submit(text=text, turns=said, source=source, authority=authority, label=label,
-                                      version_label=version_label, extractor=extractor, max_attempts=max_attempts)}
+            queued = db.submit(text=text, turns=said, source=source, authority=authority, label=label,
+                               version_label=version_label, extractor=extractor, max_attempts=max_attempts)
+            return {"jobs": list(queued),
+                    "unchanged": [{"source": u.source, "reason": u.reason} for u in queued.unchanged]}
 
         return answer(ctx, True, call)
 

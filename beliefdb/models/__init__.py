@@ -48,7 +48,7 @@ from beliefdb.models.ingest import (
     Superseded,
     Unchanged,
 )
-from beliefdb.models.jobs import Job, JobOutcome, WorkReport
+from beliefdb.models.jobs import DatabaseWait, Job, JobOutcome, Submitted, UnchangedText, WorkReport
 from beliefdb.models.operations import (
     AgentCreated,
     AgentLogin,
@@ -107,6 +107,7 @@ __all__ = [
     "CorrectionResult",
     "Corroborated",
     "CurrentAgain",
+    "DatabaseWait",
     "Decision",
     "Derived",
     "DerivedBelief",
@@ -162,6 +163,7 @@ __all__ = [
     "SpeakerMention",
     "StepRecorded",
     "StillSupported",
+    "Submitted",
     "Superseded",
     "TextMention",
     "Token",
@@ -170,6 +172,7 @@ __all__ = [
     "TraceStep",
     "Turn",
     "Unchanged",
+    "UnchangedText",
     "VectorIndex",
     "Why",
     "WorkReport",

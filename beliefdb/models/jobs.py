@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +33,28 @@ class Job:
 
 
 @dataclass(frozen=True)
+class UnchangedText:
+    """A text :meth:`~beliefdb.BeliefDB.submit` did not queue: it would change nothing (``reason``: the text its
+    source holds in force, read with the same extractor, or the text the newest job of its source still to run
+    carries). ``path`` is the file's, as shown (None for a text given as such)."""
+
+    source: str
+    path: str | None
+    reason: str
+
+
+class Submitted(list[int]):
+    """The job ids :meth:`~beliefdb.BeliefDB.submit` queued, in order (a list, as it always was), and
+    ``unchanged``: the texts it did not queue because they would change nothing."""
+
+    unchanged: list[UnchangedText]
+
+    def __init__(self, ids: Iterable[int] = (), unchanged: Iterable[UnchangedText] = ()) -> None:
+        super().__init__(ids)
+        self.unchanged = list(unchanged)
+
+
+@dataclass(frozen=True)
 class JobOutcome:
     """What a worker made of one job: done, queued again (a retry after a backoff), waiting (another writer held
     the workspace: queued as it was, no attempt used) or failed for good."""
@@ -57,3 +80,13 @@ class WorkReport:
     outcomes: list[JobOutcome] = field(default_factory=list)
     #: the times a job waited for the workspace another writer held (no attempt used: tried again)
     waited: int = 0
+
+
+@dataclass(frozen=True)
+class DatabaseWait:
+    """A worker lost the database and waits for it (``back`` False, with the ``reason``), or reached it again
+    (``back`` True, after ``seconds`` of waiting): what :meth:`~beliefdb.BeliefDB.work` tells ``on_database``."""
+
+    back: bool
+    seconds: float
+    reason: str | None = None

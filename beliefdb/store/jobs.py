@@ -38,7 +38,7 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import shown, storable
-from beliefdb.models import IngestReport, Job, JobOutcome, Turn
+from beliefdb.models import IngestReport, Job, JobOutcome, Submitted, Turn, UnchangedText
 from beliefdb.store import ingest
 from beliefdb.store.beliefs import check_page_limit
 from beliefdb.store.conversations import CHAT_SUFFIXES, read_chat_file
@@ -104,15 +104,19 @@ def _check_options(options: ingest.SourceOptions, extractor: str, max_attempts: 
         raise errors.InvalidInput(f"max attempts must be between 1 and 100, not {max_attempts}")
 
 
-def submit(db: Database, payloads: Sequence[dict[str, Any]], max_attempts: int = MAX_ATTEMPTS) -> list[int]:
-    """Queue one ingest job per payload in one transaction; their ids, in order."""
+def submit(db: Database, payloads: Sequence[dict[str, Any]], max_attempts: int = MAX_ATTEMPTS) -> Submitted:
+    """Queue one ingest job per payload in one transaction, but none that would change nothing
+    (``beliefdb.job_submit`` decides: the text its source holds in force, or the newest job of its source
+    carries); their ids, in order, and the payloads left out as unchanged."""
     with db.transaction() as c:
         rows = c.execute(Q.job_submit, ("ingest", Jsonb(list(payloads)), max_attempts)).fetchall()
-    return [int(r[0]) for r in rows]
+    return Submitted([int(job) for job, _ in rows if job is not None],
+                     [UnchangedText(source=p["source"], path=p.get("path"), reason=str(why))
+                      for p, (job, why) in zip(payloads, rows, strict=True) if job is None])
 
 
 def submit_texts(db: Database, texts: Sequence[tuple[str, ingest.SourceOptions]], *, extractor: str = "rules",
-                 max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
+                 max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> Submitted:
     """Queue (text, source options) pairs: each is checked as ``ingest_text`` checks it first."""
     if not texts:
         raise errors.InvalidInput("nothing to submit")
@@ -129,7 +133,7 @@ def submit_texts(db: Database, texts: Sequence[tuple[str, ingest.SourceOptions]]
 
 
 def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOptions, *, extractor: str = "rules",
-                 max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
+                 max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> Submitted:
     """Read and queue documents (a directory: its documents, :func:`beliefdb.store.documents.documents`;
     their text is queued, so a worker need not see the files); a bad file is an error naming it, and every
     other bad file with it, and then nothing is queued."""
@@ -170,7 +174,7 @@ def _all_refused(refused: list[errors.BeliefDBError]) -> errors.BeliefDBError:
 
 def submit_conversations(db: Database, conversations: Sequence[tuple[Sequence[Turn], ingest.SourceOptions, str | None]],
                          *, extractor: str = "rules", max_attempts: int = MAX_ATTEMPTS,
-                         max_bytes: int | None = None) -> list[int]:
+                         max_bytes: int | None = None) -> Submitted:
     """Queue conversations (turns, source options, the file they came from): each laid out and checked as
     ``ingest_conversation`` does first, ingested by a worker as one."""
     if not conversations:
@@ -188,7 +192,7 @@ def submit_conversations(db: Database, conversations: Sequence[tuple[Sequence[Tu
 
 def submit_transcripts(db: Database, paths: Sequence[Path], options: ingest.SourceOptions, *,
                        extractor: str = "rules", max_attempts: int = MAX_ATTEMPTS,
-                       max_bytes: int | None = None) -> list[int]:
+                       max_bytes: int | None = None) -> Submitted:
     """Read and queue chat files (JSONL of turns, or transcripts; a directory: its chat files, each named by
     its path below it), one conversation each; a bad file is an error naming it (and its line), and then
     nothing is queued."""
@@ -210,6 +214,14 @@ def list_jobs(db: Database, status: str | None = None, limit: int = 100, before:
         raise errors.InvalidInput(f"{errors.argument('before')} must be a job id (at least 1), not {before}")
     rows: list[Job] = db.fetch_all(Job, Q.jobs_list, (status, limit, before))
     return rows
+
+
+def job_totals(db: Database, status: str | None = None, before: int | None = None) -> dict[str, int]:
+    """How many of the workspace's jobs are queued, running, done and failed (of ``status`` only, the others 0;
+    older than the job ``before``), each status a key, as :func:`list_jobs` shows them."""
+    with db.transaction() as c:
+        rows = c.execute(Q.job_totals, (status, before)).fetchall()
+    return {str(status_): int(n) for status_, n in rows}
 
 
 def _known_ids(ids: Sequence[int] | None) -> None:

@@ -8,7 +8,9 @@
 -- record_outcome return says whether it was such a repeat. And an index finds the beliefs whose value
 -- keeps a run of whitespace or a tab, as stored before extracted values were spelled with single
 -- spaces, so that a claim spelled anew is the same belief, not a conflict with itself. A review
--- item's verdict (review_resolution) names the other review items it closed.
+-- item's verdict (review_resolution) names the other review items it closed. An index finds the done
+-- jobs of a source (job_submit queues no text its source holds in force already, read with the same
+-- extractor), and a job failed for good keeps no run_after after its failure.
 -- Never edit: change functions in sql/ (re-applied after every upgrade).
 
 alter table beliefdb.decision add column idempotency_key text, add column request_sha256 bytea,
@@ -28,3 +30,11 @@ comment on type beliefdb.review_resolution is 'A review item approved or rejecte
 
 create index belief_spaced_value on beliefdb.belief (workspace_id, subject, attribute)
     where value ~ '[\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]{2}|[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u001c-\u001f]';
+
+-- The done jobs of a source, for job_submit to find whether the text in force was read with the
+-- extractor a payload names (a drop folder submitted again queues no file its source holds already).
+create index job_done_source on beliefdb.job (workspace_id, (payload ->> 'source'), id) where status = 'done';
+
+-- A job failed for good is tried no more: no run_after after it failed (job_fail kept the backoff of a
+-- retry that would never come, and beliefdb jobs showed it pending).
+update beliefdb.job set run_after = finished_at where status = 'failed' and run_after > finished_at;

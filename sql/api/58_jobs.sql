@@ -6,12 +6,21 @@
 -- again as it was, for the next worker: no job is lost, and none is ingested twice. Submitting
 -- takes no workspace lock, so it returns at once while a worker ingests.
 
--- Queue one job per payload (in order; ids returned in that order). An ingest payload is an object
--- with the document's text and its source name, and the ingest's options (path, authority, label,
--- origin, version_label, extractor; a conversation's turns). Turns the ingest would refuse at every
--- attempt (for a document's source) are refused, and nothing is queued.
+-- Queue one job per payload (in order). An ingest payload is an object with the document's text and
+-- its source name, and the ingest's options (path, authority, label, origin, version_label, extractor; a
+-- conversation's turns). Turns the ingest would refuse at every attempt (for a document's source) are
+-- refused, and nothing is queued. A payload that would change nothing is not queued (an operator's cron
+-- submitting a drop folder again queued every file, and workers spent their time on no-ops; rule 18 of
+-- docs/rules.md: the same text again changes nothing): the same text, with the same options, as the
+-- newest job of its source still to run (queued, or running: a worker holds it), when this principal
+-- submitted it; or, with no job of its source to run, a document's text (no turns) whose sha256 is the
+-- version in force of its source (not retracted), whose options change nothing of the source
+-- (authority, label, origin), and that a done job read with the same extractor (the text in force
+-- again still settles claims not recorded before, which another extractor may find: rule 18). One
+-- row per payload, in order: the job queued, or null and why it was not (unchanged).
+drop function if exists beliefdb.job_submit(text, jsonb, integer);
 create or replace function beliefdb.job_submit(p_kind text, p_payloads jsonb, p_max_attempts integer default 5)
-returns setof bigint
+returns table (job bigint, unchanged text)
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -19,6 +28,8 @@ as $$
 declare
     v_ws uuid := beliefdb._bound_workspace();
     v_refused text;
+    v_why text[];
+    v_ids bigint[];
 begin
     if p_kind is distinct from 'ingest' then
         raise exception 'unknown job kind % (the one kind is ingest)', p_kind using errcode = 'BD005';
@@ -52,16 +63,71 @@ begin
     if v_refused is not null then
         raise exception '%; nothing was queued', v_refused using errcode = 'BD005';
     end if;
-    return query
+    -- what each payload would change: nothing (why), or null. The newest job of its source still to run
+    -- is what the source holds once it ran; only one this principal submitted is compared (another's text
+    -- is not theirs to read, and its ingest may be a proposal to the owner where theirs is not)
+    select pg_catalog.array_agg(
+               case when q.id is not null and q.submitted_by = beliefdb.current_principal()
+                         and q.payload ->> 'text' = e.p ->> 'text'
+                         and q.payload -> 'turns' is not distinct from e.p -> 'turns'
+                         and q.payload ->> 'authority' is not distinct from e.p ->> 'authority'
+                         and q.payload ->> 'label' is not distinct from e.p ->> 'label'
+                         and q.payload ->> 'origin' is not distinct from e.p ->> 'origin'
+                         and coalesce(q.payload ->> 'extractor', 'rules') = coalesce(e.p ->> 'extractor', 'rules')
+                    then pg_catalog.format('job %s of %s, still to run, carries the same text', q.id, e.p ->> 'source')
+                    when q.id is null and v.version is not null
+                    then pg_catalog.format('the same text as version %s of %s, in force', v.version, e.p ->> 'source')
+               end order by e.n)
+      into v_why
+      from pg_catalog.jsonb_array_elements(p_payloads) with ordinality e(p, n)
+      left join lateral (select j.id, j.submitted_by, j.payload
+                           from beliefdb.job j
+                          -- (status running is only ever seen in the transaction of the worker that
+                          -- holds the job: queued to every other)
+                          where j.workspace_id = v_ws and j.status = 'queued'
+                            and j.payload ->> 'source' = e.p ->> 'source'
+                          order by j.id desc
+                          limit 1) q on true
+      left join lateral (
+          select v.version
+            from beliefdb.source s
+            join lateral (select l.version, l.sha256
+                            from beliefdb.source_version l
+                           where l.workspace_id = s.workspace_id and l.source_id = s.id and l.retracted_at is null
+                           order by l.version desc
+                           limit 1) v on true
+           where s.workspace_id = v_ws and s.name = e.p ->> 'source' and s.retracted_at is null
+             and pg_catalog.jsonb_typeof(e.p -> 'turns') is distinct from 'array'
+             and v.sha256 = pg_catalog.sha256(pg_catalog.convert_to(e.p ->> 'text', 'UTF8'))
+             and (e.p ->> 'authority' is null or e.p ->> 'authority' = s.authority::text)
+             and (e.p ->> 'label' is null or e.p ->> 'label' = s.provenance::text)
+             and (e.p ->> 'origin' is null or e.p ->> 'origin' = s.origin_type::text)
+             and exists (select from beliefdb.job d
+                          where d.workspace_id = v_ws and d.status = 'done'
+                            and d.payload ->> 'source' = s.name
+                            and d.result ->> 'version' = v.version::text
+                            and coalesce(d.payload ->> 'extractor', 'rules') = coalesce(e.p ->> 'extractor', 'rules'))) v
+        on true;
+    with queued as (
         insert into beliefdb.job (workspace_id, kind, payload, max_attempts)
         -- (what a forget masked in a job's text is recorded by the forget alone: beliefdb._masked_job)
         select v_ws, p_kind, e.p - 'forgotten_lines', p_max_attempts
           from pg_catalog.jsonb_array_elements(p_payloads) with ordinality e(p, n)
+         where v_why[e.n] is null
          order by e.n
-        returning id;
+        returning id
+    )
+    select pg_catalog.array_agg(queued.id order by queued.id) into v_ids from queued;
+    -- (the ids in the order of the payloads queued: one sequence, inserted in that order)
+    return query
+        select case when u.why is null
+                    then v_ids[(pg_catalog.count(*) filter (where u.why is null) over (order by u.n))::integer] end,
+               u.why
+          from pg_catalog.unnest(v_why) with ordinality u(why, n)
+         order by u.n;
 end
 $$;
-comment on function beliefdb.job_submit(text, jsonb, integer) is 'Queue one job per payload of the array, in order; returns their ids at once (no workspace lock)';
+comment on function beliefdb.job_submit(text, jsonb, integer) is 'Queue one job per payload of the array, in order, but none that would change nothing (unchanged: why); a row per payload at once (no workspace lock)';
 
 -- Take the oldest ready job (queued, its backoff over, no earlier job of its source queued) that
 -- no other worker holds, for this transaction: it is running until the transaction ends with job_finish or job_fail, and queued
@@ -218,8 +284,8 @@ comment on function beliefdb.job_finish(bigint, jsonb) is 'Mark the job this tra
 -- a backoff of p_backoff seconds doubled for each attempt before (at most an hour), or failed for
 -- good after its last attempt, or at once when p_final (a refusal that another attempt would meet
 -- again: the llm endpoint refused the request, a bad key or model, or the ingest refused the job's
--- input, turns for a document's source; jobs retry queues it again once that is fixed). The reason
--- is kept on one line.
+-- input, turns for a document's source; jobs retry queues it again once that is fixed), its run_after
+-- then the moment it failed. The reason is kept on one line.
 drop function if exists beliefdb.job_fail(bigint, text, double precision);
 create or replace function beliefdb.job_fail(p_id bigint, p_error text, p_backoff double precision default 1,
                                              p_final boolean default false)
@@ -238,8 +304,10 @@ begin
        set status = case when j.attempts >= j.max_attempts or p_final then 'failed' else 'queued' end,
            last_error = pg_catalog.left(pg_catalog.btrim(pg_catalog.regexp_replace(
                coalesce(nullif(p_error, ''), 'unknown error'), '\s+', ' ', 'g')), 1000),
-           run_after = pg_catalog.clock_timestamp() + pg_catalog.make_interval(
-               secs => least(p_backoff * 2.0 ^ (j.attempts - 1), 3600)),
+           -- (failed for good, it is tried no more: no backoff after its failure, which beliefdb jobs showed pending)
+           run_after = case when j.attempts >= j.max_attempts or p_final then pg_catalog.clock_timestamp()
+                            else pg_catalog.clock_timestamp() + pg_catalog.make_interval(
+                                     secs => least(p_backoff * 2.0 ^ (j.attempts - 1), 3600)) end,
            finished_at = case when j.attempts >= j.max_attempts or p_final then pg_catalog.clock_timestamp() end
      where j.workspace_id = beliefdb.current_workspace_id() and j.id = p_id and j.status = 'running'
     returning j.status into v_status;
@@ -376,7 +444,8 @@ comment on function beliefdb.job_retry(bigint[]) is 'Queue failed jobs again wit
 -- one this session may not cancel (beliefdb._job_manageable: an agent's login, or a session acting as
 -- a named principal, only its own; the owner's session acting as no principal any) is refused, and
 -- nothing is cancelled: another principal's job, which beliefdb.jobs lists to everyone, as not_owner
--- naming who queued it (it said unknown job). The ids cancelled, in order.
+-- naming who queued it (it said unknown job). A source with no queued or failed job has nothing to
+-- cancel: no row (an id of no job is unknown, BD004). The ids cancelled, in order.
 create or replace function beliefdb.job_cancel(p_ids bigint[] default null, p_source text default null)
 returns setof bigint
 language plpgsql
@@ -419,7 +488,9 @@ begin
                 raise exception 'the queued or failed jobs of source % were queued by %: only they may cancel them',
                     p_source, v_others using errcode = 'BD008';
             end if;
-            raise exception 'no queued or failed job of source %', p_source using errcode = 'BD004';
+            -- (nothing to cancel is no error, as nothing to retry is not: a script that cancels a source's
+            -- jobs in case there are some exited 1 when there were none)
+            return;
         end if;
     end if;
     -- the record of the lines a forget masked in a job's text goes with the job: the same text ingested
@@ -484,19 +555,8 @@ begin
     if p_before < 1 then
         raise exception 'before must be a job id (at least 1), not %', p_before using errcode = 'BD005';
     end if;
-    -- The queued jobs a live worker holds: job_take locks the job's row in the transaction that runs
-    -- it, so the row's xmax is a transaction in progress (whose backend holds the lock on its own
-    -- transaction id), as it is while job_cancel takes the row; the row lock itself is not in
-    -- pg_locks. Not an advisory lock on the job's id, as before: any login may take one
-    -- (pg_advisory_lock is PostgreSQL's, executable by all), and another workspace's agent, guessing
-    -- this one's job ids from its own (one sequence), showed its queued jobs running, or, holding
-    -- the key first, a running one queued (so did a job of that id in another database).
-    v_held := array(
-        select j.id
-          from beliefdb.job j
-         where j.workspace_id = v_ws and j.status = 'queued' and j.xmax <> '0'::xid
-           and j.xmax in (select t.transactionid from pg_catalog.pg_locks t
-                           where t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted));
+    -- (the queued jobs a live worker holds: shown running)
+    v_held := beliefdb._jobs_held(v_ws);
     return query
         select j.id, j.kind,
                case when j.status = 'queued' and j.id = any(v_held) then 'running' else j.status end,
@@ -518,3 +578,40 @@ begin
 end
 $$;
 comment on function beliefdb.jobs(text, integer, bigint) is 'The workspace''s jobs, newest first, optionally of one status and before a job id (a page); a queued job a live worker holds is shown running';
+
+-- How many of the workspace's jobs are in each status (of p_status only, when given: the others 0), as
+-- beliefdb.jobs shows them (a queued job a live worker holds is running), and before the job p_before when
+-- given: what beliefdb jobs says of the jobs its list matches, and how many its limit left out.
+create or replace function beliefdb.job_totals(p_status text default null, p_before bigint default null)
+returns table (status text, jobs bigint)
+language plpgsql stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb._bound_workspace();
+    v_held bigint[];
+begin
+    if p_status is not null and p_status not in ('queued', 'running', 'done', 'failed') then
+        raise exception 'unknown job status % (choose from: queued, running, done, failed)', p_status
+            using errcode = 'BD005';
+    end if;
+    if p_before < 1 then
+        raise exception 'before must be a job id (at least 1), not %', p_before using errcode = 'BD005';
+    end if;
+    v_held := beliefdb._jobs_held(v_ws);
+    return query
+        with counted as (
+            select case when j.status = 'queued' and j.id = any(v_held) then 'running' else j.status end as status,
+                   pg_catalog.count(*) as jobs
+              from beliefdb.job j
+             where j.workspace_id = v_ws and (p_before is null or j.id < p_before)
+             group by 1
+        )
+        select s.status, coalesce(c.jobs, 0)
+          from pg_catalog.unnest(array['queued', 'running', 'done', 'failed']) with ordinality s(status, n)
+          left join counted c on c.status = s.status and (p_status is null or p_status = s.status)
+         order by s.n;
+end
+$$;
+comment on function beliefdb.job_totals(text, bigint) is 'How many of the workspace''s jobs are queued, running (a live worker holds it), done and failed (of one status only, and before a job id, when given)';

@@ -103,6 +103,7 @@ grant execute on function beliefdb.job_retry(bigint[]) to beliefdb_app;
 grant execute on function beliefdb.job_cancel(bigint[],text) to beliefdb_app;
 grant execute on function beliefdb.job_submit(text,jsonb,integer) to beliefdb_app;
 grant execute on function beliefdb.job_take(text) to beliefdb_app;
+grant execute on function beliefdb.job_totals(text,bigint) to beliefdb_app;
 grant execute on function beliefdb.jobs(text,integer,bigint) to beliefdb_app;
 grant execute on function beliefdb.latest_outcome(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.lock_workspace() to beliefdb_app;

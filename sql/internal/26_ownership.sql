@@ -124,6 +124,25 @@ as $$
 $$;
 comment on function beliefdb._job_starts(uuid, bigint, jsonb) is 'How many times a job was started since it was last retried (its starts less the payload''s starts_before_retry)';
 
+-- The queued jobs of a workspace a live worker holds (api/58_jobs.sql: beliefdb.jobs and job_totals show
+-- them running): job_take locks the job's row in the transaction that runs it, so the row's xmax is a
+-- transaction in progress (whose backend holds the lock on its own transaction id), as it is while
+-- job_cancel takes the row; the row lock itself is not in pg_locks. Not an advisory lock on the job's id,
+-- as before: any login may take one (pg_advisory_lock is PostgreSQL's, executable by all), and another
+-- workspace's agent, guessing this one's job ids from its own (one sequence), showed its queued jobs
+-- running, or, holding the key first, a running one queued (so did a job of that id in another database).
+create or replace function beliefdb._jobs_held(p_workspace_id uuid) returns bigint[]
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(pg_catalog.array_agg(j.id), '{}')
+      from beliefdb.job j
+     where j.workspace_id = p_workspace_id and j.status = 'queued' and j.xmax <> '0'::xid
+       and j.xmax in (select t.transactionid from pg_catalog.pg_locks t
+                       where t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted)
+$$;
+comment on function beliefdb._jobs_held(uuid) is 'The queued jobs of a workspace a live worker holds (their row locked by a transaction in progress): shown running';
+
 -- The owner is the acting principal, whatever the row said.
 create or replace function beliefdb.stamp_owner() returns trigger
 language plpgsql

@@ -1076,6 +1076,9 @@ begin
            result = j.result - 'source' - 'note',
            status = case when j.status = 'queued' then 'failed' else j.status end,
            finished_at = case when j.status = 'queued' then pg_catalog.clock_timestamp() else j.finished_at end,
+           -- (a queued job waiting for its backoff is failed for good: tried no more)
+           run_after = case when j.status = 'queued' then least(j.run_after, pg_catalog.clock_timestamp())
+                            else j.run_after end,
            last_error = case when j.status = 'queued' or j.last_error is not null
                              then 'its source was forgotten: its text and name were cleared' end
       from mine

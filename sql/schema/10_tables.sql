@@ -922,6 +922,9 @@ comment on sequence beliefdb.job_id_seq is 'Job ids, in the order jobs are submi
 create index job_ready on beliefdb.job (workspace_id, id) where status = 'queued';
 create index job_status on beliefdb.job (workspace_id, status, id);
 create index job_queued_source on beliefdb.job (workspace_id, (payload ->> 'source'), id) where status = 'queued';
+-- the done jobs of a source: whether the text in force was read with a payload's extractor (job_submit;
+-- revision 0051)
+create index job_done_source on beliefdb.job (workspace_id, (payload ->> 'source'), id) where status = 'done';
 -- the jobs whose text a forget masked, by source, for every ingest of that source to find (revision 0049:
 -- beliefdb._forgotten_lines read every failed job's payload of the workspace to find none)
 create index job_forgotten_lines on beliefdb.job (workspace_id, (payload ->> 'source')) where payload ? 'forgotten_lines';
