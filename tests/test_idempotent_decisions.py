@@ -58,6 +58,32 @@ def test_a_retried_decision_action_and_outcome_are_recorded_once(bdb: beliefdb.B
     assert bdb.decide("Refuse the return", because=[window]).id != decided.id
 
 
+def test_the_same_beliefs_cited_otherwise_are_the_same_request(bdb: beliefdb.BeliefDB, http_client: Any,
+                                                                db_url: str) -> None:
+    """A retry that names its reasons otherwise (a prefix of the id, upper case, twice, in another order) cites
+    the same beliefs: the same request, as an action's and a correction's retries are compared by what they
+    resolve to. It was idempotency_key_reused: decisions hashed the reasons as sent."""
+    window, fee = _beliefs(bdb)
+    auth = bearer(db_url)
+    first = http_client.post("/decisions", json={"title": "T", "because": [window], "all_of": [[window, fee]],
+                                                 "idempotency_key": "k"}, headers=auth)
+    assert first.status_code == 200, first.text
+    for because, all_of in (([window[:8]], [[fee.upper(), window[:8]]]),
+                            ([window.upper(), window], [[fee, window, fee], [window, fee]])):
+        again = http_client.post("/decisions", json={"title": "T", "because": because, "all_of": all_of,
+                                                     "idempotency_key": "k"}, headers=auth)
+        assert again.status_code == 200, again.text
+        assert (again.json()["id"], again.json()["already_applied"]) == (first.json()["id"], True)
+    # another belief, or the two beliefs as alternatives instead of jointly, is another request
+    refused(http_client.post("/decisions", json={"title": "T", "because": [window, fee], "idempotency_key": "k"},
+                             headers=auth), 409, "idempotency_key_reused")
+    run = bdb.record_step("user_input", {}, task="refund").run
+    bdb.ask("how many days for returns?", k=1, run=run)
+    cited = bdb.decide_in_run(run, "R", because=[window], idempotency_key="r")
+    again = bdb.decide_in_run(str(run), "R", because=[window[:6].upper()], idempotency_key="r")
+    assert (again.id, again.already_applied) == (cited.id, True)
+
+
 def test_a_key_reused_with_other_content_is_refused_naming_it(bdb: beliefdb.BeliefDB, db_url: str) -> None:
     window, fee = _beliefs(bdb)
     decided = bdb.decide("Refuse the return", because=[window], idempotency_key="k-1")

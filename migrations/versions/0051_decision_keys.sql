@@ -3,8 +3,8 @@
 -- the same key and the same content, records nothing again and is answered the first call's result,
 -- marked already_applied; the same key with other content is refused (idempotency_key_reused, BD009).
 -- A key names one request of its kind in its workspace. A decision keeps the SHA-256 of the reasons
--- the keyed request gave (and the run it was recorded in), as given: a run's refusals and a reason
--- given twice are not what it keeps as its reasons. What decide, decide_in_run, act, derive and
+-- the keyed request gave, as the beliefs they resolve to (sorted and once: a belief cited by its id or
+-- a prefix is the same request), and of the run it was recorded in (beliefdb._decision_request). What decide, decide_in_run, act, derive and
 -- record_outcome return says whether it was such a repeat. And an index finds the beliefs whose value
 -- keeps a run of whitespace or a tab, as stored before extracted values were spelled with single
 -- spaces, so that a claim spelled anew is the same belief, not a conflict with itself. A review

@@ -14,8 +14,9 @@
 -- A decision is production's: a fixture or synthetic belief (rule 15) is refused as any part of
 -- any reason (BD002), or test data would keep it, and its actions, alive.
 -- An idempotency key (p_idempotency_key) names one request (rule 18): the same title and reasons again
--- with it record nothing and answer the decision it recorded (already_applied); another request with
--- it is refused (idempotency_key_reused, BD009). Keys are per workspace, and a decision's are its own.
+-- (the same beliefs, by id or prefix, in any order: beliefdb._decision_request) with it record nothing
+-- and answer the decision it recorded (already_applied); another request with it is refused
+-- (idempotency_key_reused, BD009). Keys are per workspace, and a decision's are its own.
 create or replace function beliefdb.decide(p_title text, p_justifications jsonb, p_idempotency_key text default null)
 returns beliefdb.recorded
 language plpgsql

@@ -29,8 +29,9 @@ comment on function beliefdb.authenticate(bytea) is 'The principal and workspace
 -- left the decision is needs_review, "No source-backed answer yet", and nothing may act on it until a
 -- person approves it: its review item names the citations refused and why (the agent did cite), and
 -- the audit chain keeps every refusal (a decide_in_run event), beside what survived too. An idempotency
--- key names one request (rule 18): the same title, reasons and run again with it record nothing and
--- answer the decision it recorded, with the citations refused then (already_applied); another request
+-- key names one request (rule 18): the same title, reasons (the same beliefs, by id or prefix, in any
+-- order: beliefdb._decision_request) and run again with it record nothing and answer the decision it
+-- recorded, with the citations refused then (already_applied); another request
 -- with it (a decide's too) is refused (idempotency_key_reused, BD009).
 create or replace function beliefdb.decide_in_run(p_run uuid, p_title text, p_justifications jsonb,
                                                   p_idempotency_key text default null)

@@ -90,21 +90,58 @@ end
 $$;
 comment on function beliefdb._check_idempotency_key(text) is 'Refuse (BD005) a blank idempotency key';
 
--- What a keyed decision's request gave besides its title, as it gave it: the SHA-256 of its reasons
--- and the run it was recorded in (null: none). A retry sends the same; what the decision keeps as its
--- reasons is not that (a reason given twice is kept once, a run's refused citations not at all).
-create or replace function beliefdb._decision_request(p_run uuid, p_justifications jsonb) returns bytea
-language sql immutable
+-- A belief a decision's request cites, as the request's digest names it (beliefdb._decision_request): the
+-- id it resolves to (a whole id, a prefix, upper case: the same belief), or, when it names none (unknown,
+-- ambiguous, no id: refused where the decision is recorded), the reference as given, trimmed and in lower
+-- case.
+create or replace function beliefdb._cited_belief(p_ref text) returns text
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select pg_catalog.sha256(pg_catalog.convert_to(
-        pg_catalog.jsonb_build_object('run', p_run, 'reasons', coalesce(p_justifications, '[]'::jsonb))::text, 'UTF8'))
+begin
+    return beliefdb.resolve_belief(p_ref)::text;
+exception when sqlstate 'BD004' or sqlstate 'BD005' or sqlstate 'BD006' then
+    return pg_catalog.lower(pg_catalog.btrim(p_ref));
+end
 $$;
-comment on function beliefdb._decision_request(uuid, jsonb) is 'The SHA-256 of the reasons (and run) a decision''s request gave, as given';
+comment on function beliefdb._cited_belief(text) is 'The belief id a decision''s request cites (the reference as given, in lower case, when it names none)';
+
+-- What a keyed decision's request gave besides its title: the SHA-256 of its reasons, as the beliefs
+-- they resolve to (each reason's ids sorted and once, the reasons sorted and once: a belief cited by
+-- its id or by a prefix, in any case, in any order or twice, is the same request, as the decision
+-- keeps it), and the run it was recorded in (null: none; a uuid, resolved by the caller). A run's
+-- refused citations are part of it (the run keeps none of them as reasons): the same refused again is
+-- the same request. Reasons that are not an array of arrays of ids are hashed as given (refused where
+-- the decision is recorded: beliefdb._check_reasons).
+create or replace function beliefdb._decision_request(p_run uuid, p_justifications jsonb) returns bytea
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_reasons jsonb := coalesce(p_justifications, '[]');
+begin
+    if pg_catalog.jsonb_typeof(v_reasons) = 'array'
+       and not exists (select from pg_catalog.jsonb_array_elements(v_reasons) r (reason)
+                        where pg_catalog.jsonb_typeof(r.reason) <> 'array'
+                           or exists (select from pg_catalog.jsonb_array_elements(r.reason) x (ref)
+                                       where pg_catalog.jsonb_typeof(x.ref) <> 'string')) then
+        v_reasons := coalesce((select pg_catalog.jsonb_agg(distinct g.ids order by g.ids)
+                                 from (select coalesce((select pg_catalog.jsonb_agg(distinct c.id order by c.id)
+                                                          from (select beliefdb._cited_belief(x.ref) as id
+                                                                  from pg_catalog.jsonb_array_elements_text(r.reason)
+                                                                       x (ref)) c),
+                                                       '[]') as ids
+                                         from pg_catalog.jsonb_array_elements(v_reasons) r (reason)) g), '[]');
+    end if;
+    return pg_catalog.sha256(pg_catalog.convert_to(
+        pg_catalog.jsonb_build_object('run', p_run, 'reasons', v_reasons)::text, 'UTF8'));
+end
+$$;
+comment on function beliefdb._decision_request(uuid, jsonb) is 'The SHA-256 of the reasons (as the beliefs they resolve to, sorted and once) and run a decision''s request gave';
 
 -- The decision an idempotency key names in the workspace (rule 18): null when there is no key, or no
--- decision recorded with it; the same request again (the same title, reasons and run) is that
--- decision, recorded once; another request with the key, another principal's too, is refused
+-- decision recorded with it; the same request again (the same title, the same beliefs as reasons and
+-- the same run: beliefdb._decision_request) is that decision, recorded once; another request with the key, another principal's too, is refused
 -- (idempotency_key_reused, BD009).
 create or replace function beliefdb._keyed_decision(p_workspace_id uuid, p_key text, p_title text, p_request bytea)
 returns uuid

@@ -460,7 +460,8 @@ create table beliefdb.decision (
     -- how many of its reasons were forgotten: they went with what they cited (rule 14; revision 0044)
     forgotten_reasons integer not null default 0 check (forgotten_reasons >= 0),
     -- the key of the request that recorded it, which names that request alone (rule 18; revision 0051),
-    -- and the SHA-256 of the reasons (and the run) that request gave, as given
+    -- and the SHA-256 of the reasons (as the beliefs they resolve to, sorted and once) and the run that
+    -- request gave (beliefdb._decision_request)
     idempotency_key text,
     request_sha256 bytea,
     unique (workspace_id, idempotency_key)
