@@ -367,12 +367,13 @@ def ids_of(ids: Any, name: str) -> list[UUID]:
 
 
 def check_expect(expect: Any) -> str | None:
-    """``expect``, the fingerprint a preview gave (None: none), else InvalidInput: any other value is never one."""
-    if expect is None or (isinstance(expect, str) and expect.strip()):
-        return expect
-    got = ("a method: call it, fingerprint()" if callable(expect) else
-           "a blank one" if isinstance(expect, str) else type(expect).__name__)
-    raise InvalidInput(f"{argument('expect')} takes the fingerprint a preview gave (a str), not {got}")
+    """``expect``: a preview's fingerprint (32 hex digits, read in lower case) or None, else InvalidInput."""
+    if expect is None or (isinstance(expect, str) and re.fullmatch(r"[0-9a-f]{32}", expect.strip().lower())):
+        return None if expect is None else expect.strip().lower()
+    got = ("a method: call it, fingerprint()" if callable(expect) else type(expect).__name__ if not isinstance(
+        expect, str) else repr(shown(expect[:40])) if expect.strip() else "a blank one")  # (made up: no stale preview)
+    where = spelled("fingerprint() of its report", "as --preview printed it", http=(f := "its `fingerprint`"), mcp=f)
+    raise InvalidInput(f"{argument('expect')} takes the fingerprint a preview gave (32 hex digits, {where}), not {got}")
 
 
 def refs_groups(groups: Any) -> list[Any]:

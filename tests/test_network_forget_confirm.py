@@ -36,6 +36,14 @@ def test_a_forget_over_http_forgets_only_what_its_preview_showed(http_client: Te
     # without the fingerprint nothing is forgotten: the apply needs it
     said = refused(http_client.post("/forget", headers=alice, json={"source": "policy.md"}), 400, "invalid_input")
     assert "expect" in said and "preview" in said and "fingerprint" in said, said
+    # a made-up fingerprint is no stale preview (nothing changed): bad input, saying what a fingerprint is; a
+    # retraction's too (both were 409 stale_preview, sending an agent to preview again for nothing)
+    for path, body in (("/forget", {"source": "policy.md"}), ("/retractions", {"source": "policy.md", "reason": "x"})):
+        for made_up in ("deadbeef", seen["fingerprint"] + "0", "z" * 32):
+            said = refused(http_client.post(path, headers=alice, json={**body, "expect": made_up}), 400,
+                           "invalid_input")
+            assert said.startswith("expect takes the fingerprint a preview gave (32 hex digits, its `fingerprint`)"
+                                   f", not '{made_up[:40]}'"), said
     # a new version is stored meanwhile: the preview no longer says what would go
     post("/sources", {"source": "policy.md", "text": POLICY_V2})
     said = refused(http_client.post("/forget", headers=alice, json={"source": "policy.md",
@@ -45,7 +53,7 @@ def test_a_forget_over_http_forgets_only_what_its_preview_showed(http_client: Te
     assert len(http_client.get("/beliefs", headers=alice).json()) == 2  # nothing went
     again = post("/forget", {"source": "policy.md", "preview": True})
     assert again["fingerprint"] != seen["fingerprint"] and (again["versions"], again["beliefs"]) == (2, 2)
-    done = post("/forget", {"source": "policy.md", "expect": again["fingerprint"]})
+    done = post("/forget", {"source": "policy.md", "expect": again["fingerprint"].upper()})  # (the same, in capitals)
     assert done["fingerprint"] == again["fingerprint"] and done["preview"] is False
     assert http_client.get("/beliefs", headers=alice).json() == []
     # an expect on a preview checks nothing: refused

@@ -228,8 +228,9 @@ class Retract(Body):
                         " nor an undo), else 400 invalid_input.")
     undo: bool = False
     preview: bool = False
-    expect: str | None = Field(None, min_length=1, description="The `fingerprint` a preview answered: apply only"
-                               " the change it showed (else 409 stale_preview, and nothing is written).")
+    expect: str | None = Field(None, min_length=1, description="The `fingerprint` a preview answered (32 hex digits):"
+                               " apply only the change it showed (else 409 stale_preview, and nothing is written; a"
+                               " value that is no fingerprint is 400 invalid_input).")
 
 
 class Resolve(Body):

@@ -30,8 +30,8 @@ class Forget(Body):
     belief: str | None = Field(None, min_length=1, description="Forget this belief (id or unique prefix).")
     preview: bool = Field(False, description="Exactly what would be forgotten, and its `fingerprint`; nothing written.")
     expect: str | None = Field(None, min_length=1, description="Required unless `preview`: the `fingerprint` a preview"
-                               " answered. Only what it showed is forgotten (else 409 stale_preview, nothing"
-                               " forgotten).")
+                               " answered (32 hex digits). Only what it showed is forgotten (else 409 stale_preview,"
+                               " nothing forgotten; a value that is no fingerprint is 400 invalid_input).")
     mask_mentions: bool = Field(False, description="With `subject` alone: mask the name too where other speakers and"
                                 " documents wrote it in the stored source texts (`text_mentions`, listed either way),"
                                 " and in the texts waiting to be stored (`pending_mentions`: queued documents,"

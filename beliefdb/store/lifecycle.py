@@ -76,7 +76,6 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
     ``mask_mentions`` (a subject's alone): mask its name too where other speakers and documents wrote it in
     the stored source texts (the report's ``text_mentions``, listed either way) and in the texts waiting to be
     stored (``pending_mentions``: queued documents, proposed versions)."""
-    check_expect(expect)
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
         raise errors.InvalidInput("forget exactly one of source, subject or belief")
     if mask_mentions and subject is None:
@@ -85,6 +84,7 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
     if preview and expect is not None:
         raise errors.InvalidInput(f"{errors.argument('expect')} goes with the apply, not with"
                                   f" {errors.argument('preview')} (a preview changes nothing)")
+    expect = check_expect(expect)
     if conn is None:  # (a transaction of its own: made again whole when the statistics were busy)
         return taking_turns(lambda: _forget(db, source, subject, belief, preview, expect, mask_mentions, None))
     return _forget(db, source, subject, belief, preview, expect, mask_mentions, conn)

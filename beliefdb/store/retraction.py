@@ -80,7 +80,7 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
     holding the workspace's write lock, so no other writer changes it between the two, the preview is
     taken again and the retraction applied only if it is the same; else :class:`errors.StalePreview`
     and nothing is written."""
-    check_expect(expect)
+    expect = check_expect(expect)
     target, ref = _target(belief, fragment, source, version)
     if not undo and not reason.strip():
         raise errors.InvalidInput(f"a retraction needs {errors.argument('reason')}")
