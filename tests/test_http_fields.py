@@ -18,7 +18,7 @@ SAID = "not one of the fields this request takes"
 def test_an_unknown_field_of_ask_is_named_with_those_ask_takes(http_client: TestClient, db_url: str) -> None:
     said = refused(http_client.post("/ask", json={"question": "x", "when": "now"}, headers=bearer(db_url)),
                    400, "invalid_input")
-    assert said == f"when: {SAID} (question, k, as_of, scope, min_confidence, include_fixtures, run)", said
+    assert said == f"when: {SAID} (question, k, as_of, scope, min_confidence, include_fixtures, run, subjects)", said
 
 
 def test_an_unknown_field_is_named_first_and_no_field_is_left_out(http_client: TestClient, db_url: str) -> None:

@@ -19,6 +19,7 @@ from serving import bearer, refused
 
 import beliefdb
 from beliefdb import embedders as embed
+from beliefdb.models import Turn
 
 TEXT = "The return window is 7 days.\n"
 
@@ -480,3 +481,22 @@ def test_a_json_true_is_no_number_at_either_door(bdb: beliefdb.BeliefDB, http_cl
     answers = tools(bdb, [(tool, arguments) for tool, arguments, _, _ in cases])
     assert [answer for answer in answers] == [(True, {"error": "invalid_input", "message": said})
                                               for said in over_http], (answers, over_http)
+
+
+def test_ask_of_some_subjects_over_http_and_mcp_as_the_library(bdb: beliefdb.BeliefDB, http_client: TestClient,
+                                                                db_url: str) -> None:
+    """``ask(subjects=[...])`` keeps the beliefs about those subjects alone; POST /ask and the tool ``ask`` did
+    not take ``subjects`` (400 naming it a field /ask does not take): an agent serving several users could not
+    ask about one of them. A blank subject is refused, as a blank field of a body is."""
+    bdb.ingest_conversation([Turn("Maya", "I live in Lisbon."), Turn("Ben", "I live in Porto.")],
+                            source="chat")
+    question = {"question": "where does she live?", "subjects": ["maya"]}
+    assert [a.belief.subject for a in bdb.ask(question["question"], subjects=["maya"]).beliefs] == ["maya"]
+    asked = http_client.post("/ask", json=question, headers=bearer(db_url))
+    assert asked.status_code == 200, asked.text
+    assert [b["subject"] for b in asked.json()["beliefs"]] == ["maya"]
+    ((failed, told),) = tools(bdb, [("ask", question)])
+    assert not failed and [b["subject"] for b in told["beliefs"]] == ["maya"], told
+    said = refused(http_client.post("/ask", json={**question, "subjects": [""]}, headers=bearer(db_url)), 400,
+                   "invalid_input")
+    assert said.startswith("subjects.0: String should have at least 1 character"), said

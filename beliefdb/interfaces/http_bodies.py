@@ -270,6 +270,9 @@ class Ask(Body):
     min_confidence: float = Field(0.0, ge=0.0, le=1.0, allow_inf_nan=False)
     include_fixtures: bool = False
     run: str | None = Field(None, description="Record which beliefs this run was shown (rule 19).")
+    subjects: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Only beliefs about these subjects (each exactly as given: `maya_lopez`), the best of them"
+                          " however many others match better, and no unextracted text (it is about no subject).")
 
 
 class Impact(Body):

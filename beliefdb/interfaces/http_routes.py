@@ -282,7 +282,8 @@ def ask(body: Ask, c: Reader) -> JSONResponse:
     if body.run is not None:
         writer(c)  # recording the read is a change
     answer = c.db.ask(body.question, k=body.k, as_of=body.as_of, scope=body.scope,
-                      min_confidence=body.min_confidence, include_fixtures=body.include_fixtures, run=body.run)
+                      min_confidence=body.min_confidence, include_fixtures=body.include_fixtures, run=body.run,
+                      subjects=body.subjects)
     return JSONResponse(render_ask.ask_json(answered(answer)))
 
 

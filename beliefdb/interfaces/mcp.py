@@ -192,12 +192,14 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
           " belief was extracted from (kind `fragment`: unextracted text, not beliefs, not citable). With `run`"
           " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them. A quote or"
           " fragment over 2,000 characters comes cut to the part that matters (\"cut\": true; `why` gives it"
-          " whole).", reads=True)
+          " whole). `subjects`: only beliefs about these subjects (each exactly as given: maya_lopez).", reads=True)
     def ask(ctx: Context, question: Given, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
-            min_confidence: Confidence = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
+            min_confidence: Confidence = 0.0, include_fixtures: bool = False, run: str | None = None,
+            subjects: list[Given] | None = None) -> Result:
         return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
                                                               min_confidence=min_confidence,
-                                                              include_fixtures=include_fixtures, run=run),
+                                                              include_fixtures=include_fixtures, run=run,
+                                                              subjects=subjects),
                       lambda asked: render_ask.for_model(render_ask.ask_json(answered(asked))))
 
     @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors, what it"
