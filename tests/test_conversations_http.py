@@ -87,3 +87,32 @@ def test_the_openapi_document_names_the_conversation_resources(client: TestClien
     assert {"/conversations", "/conversations/{conversation}/turns"} <= set(paths)
     for path in ("/conversations", "/conversations/{conversation}/turns"):
         assert {"200", "400", "401", "403", "409", "503"} <= set(paths[path]["post"]["responses"]), path
+
+
+def test_a_turn_retried_with_its_idempotency_key_is_stored_once(client: TestClient, db_url: str, cli: Cli,
+                                                               alice: Any) -> None:
+    """An agent that retries a turn sent without a time (said now) stored it twice, with a second current
+    belief: each was another turn. With an ``idempotency_key`` the retry appends nothing and answers the first
+    one's turn, ``already_applied``; the key with another turn is 409 idempotency_key_reused (rule 18)."""
+    token = bearer(db_url, "alice")
+    said = {"speaker": "ana", "text": "I live in Madrid.", "idempotency_key": "msg-1"}
+    first = client.post("/conversations/chat/turns", json=said, headers=token)
+    assert first.status_code == 200 and first.json()["already_applied"] is False, first.text
+    (belief,) = [a["id"] for a in first.json()["accepted"]]
+    again = client.post("/conversations/chat/turns", json=said, headers=token)
+    assert again.status_code == 200, again.text
+    assert (again.json()["already_applied"], again.json()["version"], again.json()["accepted"]) == (
+        True, first.json()["version"], [])
+    assert [u["id"] for u in again.json()["unchanged"]] == [belief]
+    assert lives_in(cli) == [("Madrid", "current")]
+    # the same key with another turn, or the same words at a time given: another request
+    for other in ({"text": "I live in Rome."}, {"speaker": "bo"}, {"time": "2024-06-18T14:03:00Z"}):
+        answer = client.post("/conversations/chat/turns", json=said | other, headers=token)
+        assert answer.status_code == 409 and answer.json()["error"] == "idempotency_key_reused", answer.text
+    assert client.post("/conversations/other/turns", json=said, headers=token).status_code == 409
+    # a turn given its time is recognised again, key or not; the library and the tool take the key too
+    timed = {"speaker": "ana", "text": "I moved to Rome.", "time": "2030-01-01T09:00:00Z"}
+    assert client.post("/conversations/chat/turns", json=timed | {"idempotency_key": "msg-2"}, headers=token
+                       ).json()["already_applied"] is False
+    replay = alice.remember_turn("chat", "ana", "I moved to Rome.", time=timed["time"], idempotency_key="msg-2")
+    assert replay.already_applied and sorted(lives_in(cli)) == [("Madrid", "superseded"), ("Rome", "current")]

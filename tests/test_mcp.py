@@ -214,11 +214,12 @@ def test_every_tool_refuses_an_argument_it_does_not_take(bdb: beliefdb.BeliefDB,
             for tool, arguments, message in [
                     ("remember_turn", {"conversation": "c", "speaker": "Lea", "text": "I live in Bern.",
                                        "when": "2020-01-01T00:00:00Z"},
-                     f"when: {said} (conversation, speaker, text, time, extractor)"),
+                     f"when: {said} (conversation, speaker, text, time, extractor, idempotency_key)"),
                     ("ask", {"question": "where does Lea live?", "asof": "2020-01-01T00:00:00Z"},
                      f"asof: {said} (question, k, as_of, scope, min_confidence, include_fixtures, run, subjects)"),
                     ("remember_turn", {"conversation": "c", "speaker": "Lea", "message": "I live in Bern."},
-                     f"message: {said} (conversation, speaker, text, time, extractor); text: missing (it is required)"),
+                     f"message: {said} (conversation, speaker, text, time, extractor, idempotency_key);"
+                     " text: missing (it is required)"),
                     ("decide", {"name": "Ship it", "why": ["3f2a"]},
                      f"name, why: {said} (title, because, all_of, run, idempotency_key);"
                      " title: missing (it is required)"),

@@ -680,7 +680,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
     assert [r[0] for r in rows] == [
         "beliefdb.act(text,text,text)",
         "beliefdb.add_claims_to_source(text,jsonb,jsonb)",
-        "beliefdb.append_turn(text,text,jsonb,jsonb,jsonb)",
+        "beliefdb.append_turn(text,text,jsonb,jsonb,jsonb,text,boolean)",
         "beliefdb.apply_correction(text,text,text,text,text,integer,text)",
         "beliefdb.authenticate(bytea)",
         "beliefdb.bulk_analyze()",

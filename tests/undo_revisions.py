@@ -9,13 +9,14 @@ import psycopg
 
 
 def undo_0051(conn: psycopg.Connection[Any]) -> None:
-    """Revision 0051's idempotency keys of decisions, actions and outcomes (their unique constraints go
-    with their columns), the already_applied of what decide, act and record_outcome return, the index
-    of beliefs whose value keeps a run of whitespace, the review items a verdict closed, and the index of
-    a source's done jobs."""
+    """Revision 0051's idempotency keys of decisions, actions, outcomes and turns (their unique constraints
+    and index go with their columns), the already_applied of what decide, act and record_outcome return, the index
+    of beliefs whose value keeps a run of whitespace, the review items a verdict closed, and the index of a
+    source's done jobs."""
     conn.execute("alter table beliefdb.decision drop column idempotency_key, drop column request_sha256")
     conn.execute("alter table beliefdb.action drop column idempotency_key")
     conn.execute("alter table beliefdb.outcome drop column idempotency_key")
+    conn.execute("alter table beliefdb.fragment drop column idempotency_key, drop column stamped")
     for name in ("recorded", "run_decision", "outcome_recorded"):
         conn.execute(f"alter type beliefdb.{name} drop attribute already_applied")
     conn.execute("drop index beliefdb.belief_spaced_value")

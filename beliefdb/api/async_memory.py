@@ -162,9 +162,10 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
                                version_label=version_label, extractor=extractor, embed=embed, preview=preview)
 
     async def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | str | None = None,
-                            extractor: str = "rules", embed: bool = True) -> IngestReport:
+                            extractor: str = "rules", embed: bool = True,
+                            idempotency_key: str | None = None) -> IngestReport:
         return await self.call(self.sync.remember_turn, conversation, speaker, text, time=time, extractor=extractor,
-                               embed=embed)
+                               embed=embed, idempotency_key=idempotency_key)
 
     async def ingest_transcripts(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
                                  label: str | None = None, version_label: str | None = None,

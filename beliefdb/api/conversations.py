@@ -34,16 +34,20 @@ class Conversations:
                                                  preview=preview)
 
     def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | str | None = None,
-                      extractor: str = "rules", embed: bool = True) -> IngestReport:
+                      extractor: str = "rules", embed: bool = True,
+                      idempotency_key: str | None = None) -> IngestReport:
         """Append one turn to ``conversation`` (its version in force grows by this turn, in place: only the
         turn's fragment and claims are stored; the source is created by its first turn) and extract from
         this turn only. ``time``: when it was said, a ``datetime`` or ISO 8601 text as ``remember``'s
-        ``valid_from`` (default: now, by beliefdb's clock). A conversation its
-        first turn creates is of ``user`` authority, as :meth:`remember` makes one."""
+        ``valid_from`` (default: now, by beliefdb's clock: the same turn sent again is then another turn). A
+        conversation its first turn creates is of ``user`` authority, as :meth:`remember` makes one.
+        ``idempotency_key`` makes a retry safe (rule 18 of docs/rules.md): the same turn again with the key
+        appends nothing and answers the first one's (``already_applied``); another request with it is
+        IdempotencyKeyReused."""
         if isinstance(time, str):
             time = parse_moment(time, errors.argument("time"))
         return conversations.remember_turn(self.database, conversation, Turn(speaker, text, time),
-                                           extractor=extractor, embed=embed)
+                                           extractor=extractor, embed=embed, idempotency_key=idempotency_key)
 
     def ingest_transcripts(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
                            label: str | None = None, version_label: str | None = None, extractor: str = "rules",

@@ -625,8 +625,9 @@ select beliefdb.ingest_preview(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s);
 select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s);
 
 -- append_turn --
--- Append a turn to a conversation in place (its version in force grows), else as ingest_version
-select beliefdb.append_turn(%s, %s, %s, %s, %s);
+-- Append a turn to a conversation in place (its version in force grows), else as ingest_version; with an
+-- idempotency key (and whether the turn's time was beliefdb's clock), a retry of it appends nothing
+select beliefdb.append_turn(%s, %s, %s, %s, %s, %s, %s);
 
 -- source_in_force --
 -- The content and number of a source's version in force (rule 2, beliefdb.in_force); nulls when it

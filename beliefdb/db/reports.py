@@ -89,6 +89,7 @@ def ingest_report(raw: dict[str, Any], path: str | None) -> IngestReport:
         proposed=bool(raw.get("proposed")),
         review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
         owner=raw.get("owner"), note=raw.get("note"), preview=bool(raw.get("preview")),
+        already_applied=bool(raw.get("already_applied")),
     )
 
 

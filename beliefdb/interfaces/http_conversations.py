@@ -24,7 +24,9 @@ MAX_TURNS = 100_000
 class TurnBody(Body):
     speaker: str = Field(min_length=1, description="Who said it (the subject of what they say of themselves).")
     text: str = Field(min_length=1)
-    time: Moment | None = Field(None, description="When it was said (ISO 8601 with a zone); unknown when absent.")
+    time: Moment | None = Field(None, description="When it was said (ISO 8601 with a zone); absent: unknown (the turn"
+                                " has no time, and its beliefs no start of valid time). Unlike one turn appended,"
+                                " which is said now without it.")
 
     def turn(self) -> Turn:
         """The library's turn."""
@@ -44,8 +46,14 @@ class Conversation(Body):
 class Said(Body):
     speaker: str = Field(min_length=1, description="Who said it.")
     text: str = Field(min_length=1)
-    time: Moment | None = Field(None, description="When it was said (default: now, by beliefdb's clock).")
+    time: Moment | None = Field(None, description="When it was said (default: now, by beliefdb's clock, so the same"
+                                " turn sent again without it is another turn: a client that retries sends `time`"
+                                " or an `idempotency_key`).")
     extractor: Literal["rules", "none", "llm"] = "rules"
+    idempotency_key: str | None = Field(None, description="Names this request: sent again with the same turn (the same"
+                                        " speaker, text and time, or none again) it appends nothing and answers the"
+                                        " first one's turn (`already_applied`); another request with the key is 409"
+                                        " idempotency_key_reused.")
 
 
 router = APIRouter(route_class=KnownQuery)
@@ -66,4 +74,5 @@ def ingest_conversation(body: Conversation, c: Reader) -> JSONResponse:
              description="The conversation's name is the rest of the path up to `/turns`: a name holding `/`"
                          " is written as is or with `%2F` (`/conversations/team%2Fchat-1/turns`).")
 def remember_turn(conversation: str, body: Said, c: Writer) -> JSONResponse:
-    return ok(c.db.remember_turn(conversation, body.speaker, body.text, time=body.time, extractor=body.extractor))
+    return ok(c.db.remember_turn(conversation, body.speaker, body.text, time=body.time, extractor=body.extractor,
+                                 idempotency_key=body.idempotency_key))

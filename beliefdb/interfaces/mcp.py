@@ -176,12 +176,14 @@ def build(*, local: BeliefDB | Callable[[], BeliefDB] | None = None, memories: M
           " extracted, each citing this exact turn; a later turn that changes a value replaces the earlier one. Give"
           " the person's name as `speaker` (Maya López): a role like \"user\" is someone else in each conversation,"
           " so what one session's user said never meets another's. Use it for every user message worth remembering;"
-          " answers the ingest report.")
+          " answers the ingest report. A turn without `time` is said now: the same turn sent again is another turn."
+          + KEYED)
     def remember_turn(ctx: Context, conversation: str, speaker: Given, text: Given,
                       time: Annotated[Moment | None, Field(description=SAID_AT)] = None,
-                      extractor: Extractor = "rules") -> Result:
+                      extractor: Extractor = "rules", idempotency_key: str | None = None) -> Result:
         return answer(ctx, True, lambda db: db.remember_turn(
-            conversation, speaker, text, time=_moment(time, "time"), extractor=extractor))
+            conversation, speaker, text, time=_moment(time, "time"), extractor=extractor,
+            idempotency_key=idempotency_key))
 
     @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now (or as"
           " of `as_of`, ISO 8601 with a zone: 2026-03-01T09:00:00Z), each with its quote, source, confidence and"

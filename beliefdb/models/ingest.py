@@ -179,6 +179,9 @@ class IngestReport:
     owner: str | None = None
     #: what a text that changed nothing was (the same as a version in force, or a retracted one)
     note: str | None = None
+    #: a turn's request sent again with its idempotency key: nothing appended; the version the first one
+    #: went to, and the beliefs recorded from its turn as ``unchanged`` (rule 18 of docs/rules.md)
+    already_applied: bool = False
     #: a preview: nothing was written
     preview: bool = False
     #: the sentences that are the source of no belief, in text order (headings, labels and very short

@@ -24,6 +24,7 @@ from beliefdb.db.queries import Q
 from beliefdb.inputs import shown
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import files
+from beliefdb.store.decisions import check_idempotency_key
 from beliefdb.store.documents import named_documents
 from beliefdb.store.each_file import each_file
 from beliefdb.store.ingest import (
@@ -52,17 +53,21 @@ def ingest_conversation(db: Database, turns: Sequence[Turn], options: SourceOpti
 
 
 def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str = "rules",
-                  embed: bool = True) -> IngestReport:
+                  embed: bool = True, idempotency_key: str | None = None) -> IngestReport:
     """Append ``turn`` to ``conversation`` (created by its first turn) and extract from that turn only (read
     after the turns before it, as an ingest of the whole conversation reads it).
     A turn without a time was said now (beliefdb's clock): its claims start their valid time then, so a
-    change meets what the earlier turns said as the later claim (rule 8 of docs/rules.md).
+    change meets what the earlier turns said as the later claim (rule 8 of docs/rules.md), and the same turn
+    sent again is another turn, unless ``idempotency_key`` names the request: then the same request again
+    appends nothing and answers the first one's turn, ``already_applied`` (another with the key is
+    IdempotencyKeyReused; rule 18).
 
     Reading the conversation and storing its next version is one transaction under the workspace's
     writer lock, so two turns appended at once both end up in it, one after the other."""
     if not isinstance(conversation, str) or not conversation.strip():
         raise errors.InvalidInput("a conversation name is required")
     turn = check_turn(turn, "the turn")
+    check_idempotency_key(idempotency_key, "turn")
     get_extractor(extractor)  # (an unknown or unconfigured extractor: an error before the lock is taken)
     with db.transaction() as c:
         c.execute(Q.lock_workspace)
@@ -73,14 +78,15 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
             # text grows too, kept as history until it is restored)
             text, _version, stored, latest = row
             spans = [TurnSpan.from_json(t) for t in stored]
-        if turn.time is None:  # a turn remembered as it happens was said now
+        stamped = turn.time is None
+        if stamped:  # a turn remembered as it happens was said now
             now = c.execute(Q.clock_now).fetchone()
             assert now is not None
             turn = replace(turn, time=now[0])
         text, span = append_turn(text, turn)
         report = ingest_text(db, text, SourceOptions(name=conversation),
                              extractor=extractor, embed=embed, conn=c, turns=[*spans, span], read=[span],
-                             append=latest)
+                             append=latest, turn_key=None if idempotency_key is None else (idempotency_key, stamped))
     return report
 
 

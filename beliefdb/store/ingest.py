@@ -207,7 +207,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
                 extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
                 conn: psycopg.Connection[Any] | None = None, max_bytes: int | None = None,
                 turns: Sequence[TurnSpan] | None = None, read: Sequence[TurnSpan] | None = None,
-                append: bool = False) -> IngestReport:
+                append: bool = False, turn_key: tuple[str, bool] | None = None) -> IngestReport:
     """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction.
     With ``preview``, exactly what that would change, and nothing written. A text over ``max_bytes``
     (default ``BELIEFDB_INGEST_MAX_BYTES``) is refused with InvalidInput before anything is done.
@@ -215,7 +215,9 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     time) and the extractor reads them turn by turn (:meth:`Extractor.extract_turns`): those of ``read``
     only when given (an appended turn), which are also the ones the report lists when skipped.
     ``append``: ``text`` extends the conversation's text in force by ``read``, stored in place
-    (``beliefdb.append_turn``: only the new turn's fragment is written). A leading BOM is no part of it."""
+    (``beliefdb.append_turn``: only the new turn's fragment is written). ``turn_key``: the idempotency key of
+    the turn ``read`` names and whether its time was stamped now (``beliefdb.append_turn`` then, grown or not:
+    a retry with the key appends nothing; rule 18 of docs/rules.md). A leading BOM is no part of it."""
     text = files.without_bom(text) if turns is None else text
     if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
         raise errors.InvalidInput("a source name is required")
@@ -232,10 +234,11 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
             row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
             return ready.told(ingest_report(row[0], path), row[0].get("forgotten"))
-        if append:
-            new = [f for f in ready.fragments if read is not None and any(f["start"] >= r.start for r in read)]
+        if append or turn_key is not None:
+            grown = [r.start for r in read or ()] if append else None  # (grown in place: its new turns only)
+            new = [f for f in ready.fragments if grown is None or any(f["start"] >= start for start in grown)]
             row = c.execute(Q.append_turn, (options.name, text, Jsonb(new), Jsonb(ready.claims),
-                                            Jsonb(ready.rejected))).fetchone()
+                                            Jsonb(ready.rejected), *(turn_key or (None, False)))).fetchone()
         else:
             row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None

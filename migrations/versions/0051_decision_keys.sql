@@ -2,7 +2,8 @@
 -- correction does (rule 18 of docs/rules.md): an agent that retries a request after a timeout, with
 -- the same key and the same content, records nothing again and is answered the first call's result,
 -- marked already_applied; the same key with other content is refused (idempotency_key_reused, BD009).
--- A key names one request of its kind in its workspace. A decision keeps the SHA-256 of the reasons
+-- A turn appended to a conversation takes one too: sent again without a time (said now), it was a
+-- second turn and a second current belief. A key names one request of its kind in its workspace. A decision keeps the SHA-256 of the reasons
 -- the keyed request gave, as the beliefs they resolve to (sorted and once: a belief cited by its id or
 -- a prefix is the same request), and of the run it was recorded in (beliefdb._decision_request). What decide, decide_in_run, act, derive and
 -- record_outcome return says whether it was such a repeat. And an index finds the beliefs whose value
@@ -17,6 +18,15 @@ alter table beliefdb.decision add column idempotency_key text, add column reques
     add unique (workspace_id, idempotency_key);
 alter table beliefdb.action add column idempotency_key text, add unique (workspace_id, idempotency_key);
 alter table beliefdb.outcome add column idempotency_key text, add unique (workspace_id, idempotency_key);
+
+-- A turn appended with a key keeps it (append_turn), and whether the request gave no time (stamped: its
+-- time is the one beliefdb gave it); its words, speaker and conversation are compared with the turn's own,
+-- never kept twice (no digest of words a forget later masks: rule 14). One index finds a key's turn.
+alter table beliefdb.fragment add column idempotency_key text, add column stamped boolean;
+create unique index fragment_idempotency_key on beliefdb.fragment (workspace_id, idempotency_key)
+    where idempotency_key is not null;
+comment on column beliefdb.fragment.idempotency_key is 'The idempotency key of the request that appended this turn (append_turn; rule 18), unique in its workspace';
+comment on column beliefdb.fragment.stamped is 'Of a turn appended with an idempotency key: whether its request gave no time (spoken_at is when it was stored)';
 
 alter type beliefdb.recorded add attribute already_applied boolean;
 alter type beliefdb.run_decision add attribute already_applied boolean;

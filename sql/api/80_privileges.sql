@@ -36,7 +36,7 @@ end
 $$;
 grant execute on function beliefdb.act(text,text,text) to beliefdb_app;
 grant execute on function beliefdb.add_claims_to_source(text,jsonb,jsonb) to beliefdb_app;
-grant execute on function beliefdb.append_turn(text,text,jsonb,jsonb,jsonb) to beliefdb_app;
+grant execute on function beliefdb.append_turn(text,text,jsonb,jsonb,jsonb,text,boolean) to beliefdb_app;
 grant execute on function beliefdb.apply_correction(text,text,text,text,text,integer,text) to beliefdb_app;
 grant execute on function beliefdb.audit_genesis() to beliefdb_app;
 grant execute on function beliefdb.bulk_analyze() to beliefdb_app;

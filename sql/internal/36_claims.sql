@@ -1371,6 +1371,55 @@ as $$
 $$;
 comment on function beliefdb._known_turns(uuid, uuid, text, integer, jsonb) is 'Whether the turns a conversation would grow by are its last turns already (same speaker, time and words, in order): a retry';
 
+-- The turn an idempotency key appended in the workspace (append_turn; rule 18 of docs/rules.md), as the
+-- report of that request sent again: null when no turn has the key. A key names one request: the same
+-- conversation, speaker and words, and the same time (or none again: p_stamped, the turn's time is the
+-- one beliefdb gave it), by the same principal (the conversation's owner). The same request is answered
+-- already_applied, nothing appended: the version the turn went to, and the beliefs recorded from it as
+-- unchanged (whatever became of them since). Anything else is refused (idempotency_key_reused, BD009),
+-- another principal's request with the key too. The words are compared with the turn's own (a forget
+-- masks them there: rule 14, no digest of them is kept).
+create or replace function beliefdb._keyed_turn(p_workspace_id uuid, p_key text, p_source text, p_speaker text,
+                                                p_text text, p_time timestamptz, p_stamped boolean)
+returns jsonb
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_turn record;
+begin
+    select f.id, f.speaker, f.text, f.spoken_at, f.stamped, v.id as version_id, v.version,
+           s.id as source_id, s.name, s.owner
+      into v_turn
+      from beliefdb.fragment f
+      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+     where f.workspace_id = p_workspace_id and f.idempotency_key = p_key;
+    if not found then
+        return null;
+    elsif (v_turn.name, v_turn.speaker, v_turn.text, v_turn.stamped, v_turn.owner)
+          is distinct from (p_source, p_speaker, p_text, p_stamped, beliefdb.current_principal())
+       or (not p_stamped and v_turn.spoken_at is distinct from p_time) then
+        raise exception 'idempotency key % was used for another request (a turn of conversation %, version %): a new request needs a new key',
+            p_key, v_turn.name, v_turn.version using errcode = 'BD009';
+    end if;
+    return jsonb_build_object(
+        'source', v_turn.name, 'source_id', v_turn.source_id, 'version', v_turn.version,
+        'version_id', v_turn.version_id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb,
+        'accepted', '[]'::jsonb, 'rejected', '[]'::jsonb, 'corroborated', '[]'::jsonb,
+        'unchanged', (select coalesce(jsonb_agg(jsonb_build_object('id', b.id, 'statement', b.statement)
+                                                order by e.created_at, b.id), '[]')
+                        from beliefdb.evidence e
+                        join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                       where e.workspace_id = p_workspace_id and e.fragment_id = v_turn.id),
+        'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb, 'flagged', '[]'::jsonb,
+        'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(), 'proposed', false, 'already_applied', true,
+        'note', pg_catalog.format('already applied: idempotency key %s appended this turn to version %s', p_key,
+                                  v_turn.version));
+end
+$$;
+comment on function beliefdb._keyed_turn(uuid, text, text, text, text, timestamptz, boolean) is 'The report of a turn''s request sent again with its idempotency key (null: no turn has the key); another request with the key is refused (BD009)';
+
 -- Grow a conversation's version in place by the turns p_content has after the version's text
 -- (rule 18; of a retracted source, its latest version, kept as history until it is restored): the version's text is kept as stored (what was forgotten stays masked, rule 14) and
 -- only what follows it is added, so every earlier offset, fragment and quote stays as it was, with

@@ -239,6 +239,11 @@ create table beliefdb.fragment (
     search tsvector generated always as (
         pg_catalog.to_tsvector('pg_catalog.english'::regconfig, text)
         || pg_catalog.to_tsvector('pg_catalog.simple'::regconfig, text)) stored,
+    -- a turn appended with an idempotency key: the key, which names that request alone (rule 18; revision
+    -- 0051), and whether the request gave no time (its spoken_at is when beliefdb stored it); its words,
+    -- speaker and conversation are compared with this row's own, never kept a second time (rule 14)
+    idempotency_key text,
+    stamped boolean,
     primary key (workspace_id, id),
     unique (workspace_id, source_version_id, start_offset, end_offset),
     check (end_offset > start_offset),
@@ -249,6 +254,11 @@ comment on table beliefdb.fragment is 'An exact character span of a source versi
 comment on column beliefdb.fragment.speaker is 'Who said this fragment, when it is a turn of a conversation (null for a document)';
 comment on column beliefdb.fragment.spoken_at is 'When this turn of a conversation was said (null when unknown, or for a document)';
 comment on column beliefdb.fragment.search is 'Words of the fragment text for full-text search: English stems and every word as written';
+comment on column beliefdb.fragment.idempotency_key is 'The idempotency key of the request that appended this turn (append_turn; rule 18), unique in its workspace';
+comment on column beliefdb.fragment.stamped is 'Of a turn appended with an idempotency key: whether its request gave no time (spoken_at is when it was stored)';
+-- The turn an idempotency key appended (revision 0051).
+create unique index fragment_idempotency_key on beliefdb.fragment (workspace_id, idempotency_key)
+    where idempotency_key is not null;
 
 -- A statement the memory holds, with subject / attribute / value.
 create table beliefdb.belief (
