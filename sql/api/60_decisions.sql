@@ -24,8 +24,10 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 begin
+    -- (the request's digest names a keyed request only: none is read without a key)
     return beliefdb._decide(p_title, p_justifications, p_idempotency_key,
-                            beliefdb._decision_request(null, p_justifications));
+                            case when p_idempotency_key is not null
+                                 then beliefdb._decision_request(null, p_justifications) end);
 end
 $$;
 comment on function beliefdb.decide(text, jsonb, text) is 'Record a decision and its reasons ([[belief id or prefix, ...], ...]: alternatives of joint supports); none: needs review; a key names one request (rule 18)';

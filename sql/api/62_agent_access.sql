@@ -53,7 +53,7 @@ declare
     v_refused beliefdb.refusal[] := '{}';
     v_recorded beliefdb.recorded;
     v_read record;
-    v_request bytea := beliefdb._decision_request(p_run, p_justifications);
+    v_request bytea := case when p_idempotency_key is not null then beliefdb._decision_request(p_run, p_justifications) end;
 begin
     perform beliefdb._check_reasons(p_justifications);
     perform beliefdb._check_idempotency_key(p_idempotency_key);

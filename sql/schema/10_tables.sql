@@ -471,7 +471,7 @@ create table beliefdb.decision (
     forgotten_reasons integer not null default 0 check (forgotten_reasons >= 0),
     -- the key of the request that recorded it, which names that request alone (rule 18; revision 0051),
     -- and the SHA-256 of the reasons (as the beliefs they resolve to, sorted and once) and the run that
-    -- request gave (beliefdb._decision_request)
+    -- request gave (beliefdb._decision_request; null without a key)
     idempotency_key text,
     request_sha256 bytea,
     unique (workspace_id, idempotency_key)
