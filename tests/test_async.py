@@ -153,6 +153,28 @@ def test_a_run_recorded_from_a_coroutine(db_url: str) -> None:
     asyncio.run(story())
 
 
+def test_a_call_racing_another_loops_aclose_says_the_client_is_closed(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(trial55) A client shared by threads' event loops, closed by one while another calls: the call passed
+    the closed check, then the executor (shut down by then) refused it with a bare RuntimeError ("cannot
+    schedule new futures after shutdown"), where every other late call is DatabaseUnavailable. Here the
+    close lands between the two, where the call checks its process."""
+    async def story() -> None:
+        db = await beliefdb.aconnect(db_url, max_size=1)
+        from beliefdb.api import async_memory
+
+        def closed_meanwhile(pid: int) -> None:
+            db._closed = True
+            db._executor.shutdown(wait=True)
+        monkeypatch.setattr(async_memory, "opened_here", closed_meanwhile)
+        with pytest.raises(errors.DatabaseUnavailable, match="closed"):
+            await db.call(lambda: None)
+        monkeypatch.undo()
+        await db.aclose()
+
+    asyncio.run(story())
+
+
 def test_aconnect_refuses_a_pool_of_nothing(db_url: str) -> None:
     with pytest.raises(errors.InvalidInput, match="max_size"):
         asyncio.run(beliefdb.aconnect(db_url, max_size=0))

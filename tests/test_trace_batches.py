@@ -7,9 +7,12 @@ refused in words; and the same batch sent again (a retry after a lost reply) cha
 from __future__ import annotations
 
 import json
+import threading
+import time
 import uuid
 from typing import Any
 
+import psycopg
 import pytest
 
 import beliefdb
@@ -121,3 +124,46 @@ def test_a_new_memory_starts_at_revision_one(bdb: beliefdb.BeliefDB) -> None:
     preview = bdb.preview_correction(tier, "traveller 42 is Silver", value="Silver")
     assert preview.revision == 1
     assert bdb.audit_verify().ok
+
+
+def test_steps_recorded_while_a_flush_runs_are_kept_for_the_next(
+        bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """(trial55) An async agent records steps while ``await db.call(run.flush)`` runs on a worker thread: the
+    flush emptied the buffers after its query, so the steps recorded meanwhile were lost without a word, and
+    a second flush at the same time sent the same batch again (refused: "recorded already ... in another
+    batch"). Here the first flush waits for the workspace's write lock another session holds while 50 steps
+    are recorded and a second flush starts: every step is stored once, in its order."""
+    run = bdb.record_run(task="overlap")
+    for i in range(300):
+        run.step("observation", {"i": i})
+    flushes: list[threading.Thread] = []
+    failed: list[BaseException] = []
+
+    def flush() -> None:
+        try:
+            run.flush()
+        except BaseException as e:  # (the thread's error, asserted below)
+            failed.append(e)
+
+    with beliefdb.connect(db_url) as other, other.database.transaction() as holder:
+        holder.execute("select beliefdb.lock_workspace()")
+        flushes.append(threading.Thread(target=flush))
+        flushes[0].start()
+        for _ in range(500):  # the flush waits for the lock
+            if postgresql.execute("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                                  " and datname = current_database()").fetchone() == (1,):
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError(f"the flush never waited for the workspace's lock: {failed}")
+        later = [run.step("observation", {"i": i}) for i in range(300, 350)]
+        flushes.append(threading.Thread(target=flush))
+        flushes[1].start()
+    for thread in flushes:
+        thread.join(30)
+    assert failed == []
+    assert run.pending == 0
+    stored = bdb.steps(run.id)
+    assert [s.payload["i"] for s in stored] == list(range(350))
+    assert [s.seq for s in stored] == list(range(350))
+    assert stored[-1].id == later[-1]

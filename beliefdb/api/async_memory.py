@@ -128,7 +128,13 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         opened_here(self._pid)  # (a child of fork has none of the executor's threads: the call would hang)
         context = contextvars.copy_context()
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: context.run(fn, *args, **kwargs))
+        try:  # (another thread's loop may close the client after the check above: its executor refuses)
+            running = loop.run_in_executor(self._executor, lambda: context.run(fn, *args, **kwargs))
+        except RuntimeError:
+            if self._closed:
+                raise errors.DatabaseUnavailable("this async beliefdb client is closed") from None
+            raise
+        return await running
 
     async def ingest(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
                      label: str | None = None, version_label: str | None = None, claims: str | Path | None = None,

@@ -12,6 +12,7 @@ order and never propagates. A memory a step writes is a belief that holds while 
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -74,7 +75,11 @@ def check_memory(subject: str, attribute: str, kind: str) -> None:
 
 
 class RunRecorder:
-    """Buffer a run's steps, memories and edges; write them in one round trip per flush."""
+    """Buffer a run's steps, memories and edges; write them in one round trip per flush.
+
+    Safe to share between threads (an async agent's tasks record steps while ``await db.call(run.flush)``
+    runs on a worker thread): a flush sends what was buffered when it began and keeps what is recorded
+    while it runs for the next one; flushes take turns, each sending its batch once."""
 
     def __init__(self, db: Database, *, task: str = "", agent: str | None = None, parent: UUID | None = None,
                  run_id: UUID | None = None, first_seq: int = 0) -> None:
@@ -88,6 +93,10 @@ class RunRecorder:
         self._edges: list[dict[str, Any]] = []
         self._step_kinds: dict[UUID, str] = {}
         self._created = False
+        # (the buffers and seq: a step and its edges go in together, so a flush never sends a step
+        # without the edges recorded with it; flushes take turns, so two never send the same rows)
+        self._buffer_lock = threading.Lock()
+        self._flush_lock = threading.Lock()
 
     def step(self, kind: str, payload: Mapping[str, Any] | None = None, *,
              inputs: Iterable[tuple[str, UUID]] = (), supports: Iterable[UUID] = (),
@@ -97,16 +106,16 @@ class RunRecorder:
         check_step(kind, supports)
         stored = payload_of(payload)
         step_id = uuid.uuid4()
-        self._steps.append({"id": str(step_id), "seq": self._seq, "kind": kind, "payload": stored,
-                            "replay_of": str(replay_of) if replay_of else None})
-        self._seq += 1
-        self._step_kinds[step_id] = kind
-        for name, node in inputs:
-            self._edge(node, step_id, edge_kind(name))
-        for node in supports:
-            self._edge(node, step_id, "supports")
-        for node in follows:
-            self._edge(step_id, node, "follows")
+        edges = ([(node, step_id, edge_kind(name)) for name, node in inputs]
+                 + [(node, step_id, "supports") for node in supports]
+                 + [(step_id, node, "follows") for node in follows])
+        with self._buffer_lock:
+            self._steps.append({"id": str(step_id), "seq": self._seq, "kind": kind, "payload": stored,
+                                "replay_of": str(replay_of) if replay_of else None})
+            self._seq += 1
+            self._step_kinds[step_id] = kind
+            for from_node, to_node, edge in edges:
+                self._edge(from_node, to_node, edge)
         return step_id
 
     def memory(self, step: UUID, subject: str, attribute: str, value: str, statement: str | None = None, *,
@@ -114,16 +123,19 @@ class RunRecorder:
         """A memory (belief) written by ``step``: it holds while the step does."""
         check_memory(subject, attribute, kind)
         memory_id = uuid.uuid4()
-        self._memories.append({"id": str(memory_id), "step": str(step), "subject": subject, "attribute": attribute,
-                               "value": value, "statement": statement, "kind": kind,
-                               "supersedes": str(supersedes) if supersedes else None})
+        with self._buffer_lock:
+            self._memories.append({"id": str(memory_id), "step": str(step), "subject": subject,
+                                   "attribute": attribute, "value": value, "statement": statement, "kind": kind,
+                                   "supersedes": str(supersedes) if supersedes else None})
         return memory_id
 
     def delete_memory(self, step: UUID, memory: UUID) -> None:
         """``step`` deleted ``memory``: it stops being current (a repair that undoes the step restores it)."""
-        self._edge(step, memory, "deletes")
+        with self._buffer_lock:
+            self._edge(step, memory, "deletes")
 
     def _edge(self, from_node: UUID, to_node: UUID, kind: str) -> None:
+        """(the caller holds the buffer lock)"""
         self._edges.append({"from_node": str(from_node), "to_node": str(to_node), "kind": kind})
 
     @property
@@ -133,16 +145,23 @@ class RunRecorder:
 
     @property
     def pending(self) -> int:
-        return len(self._steps) + len(self._memories) + len(self._edges)
+        with self._buffer_lock:
+            return len(self._steps) + len(self._memories) + len(self._edges)
 
     def flush(self, conn: psycopg.Connection[Any] | None = None) -> None:
-        """Write what is buffered in one transaction (nothing of it if anything is wrong)."""
-        if self._created and not self.pending:
-            return
-        with self.db.transaction(conn) as c:
-            c.execute(Q.record_trace, (Jsonb(self._run), Jsonb(self._steps), Jsonb(self._memories), Jsonb(self._edges)))
-        self._steps, self._memories, self._edges = [], [], []
-        self._created = True
+        """Write what is buffered in one transaction (nothing of it if anything is wrong: it stays
+        buffered). What is recorded while a flush runs stays for the next one."""
+        with self._flush_lock:
+            with self._buffer_lock:
+                steps, memories, edges = list(self._steps), list(self._memories), list(self._edges)
+            if self._created and not (steps or memories or edges):
+                return
+            with self.db.transaction(conn) as c:
+                c.execute(Q.record_trace, (Jsonb(self._run), Jsonb(steps), Jsonb(memories), Jsonb(edges)))
+            with self._buffer_lock:
+                # (only what this flush sent: the buffers only grow at their ends between the two locks)
+                del self._steps[:len(steps)], self._memories[:len(memories)], self._edges[:len(edges)]
+            self._created = True
 
     def __enter__(self) -> RunRecorder:
         return self
