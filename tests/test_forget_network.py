@@ -31,6 +31,9 @@ FINGERPRINT = "0" * 32  # (no preview's)
 
 
 
+#: what a forget of a source no longer stored says (a forget sent again included)
+AGAIN = " (hint: a source forgotten already is not found again (a repeated forget has nothing left to do))"
+
 def answered(response: Any) -> Any:
     assert response.status_code == 200, (response.status_code, response.text)
     return response.json()
@@ -73,9 +76,10 @@ def test_forgetting_a_source_over_http_previews_then_forgets(http_client: TestCl
     assert cli.json("decisions")[0]["status"] == "needs_review"
     assert refused(http_client.get(f"/beliefs/{window}", headers=alice), 404, "unknown_belief")
     assert holding(postgresql, "restocking fee") == []  # no trace of its text anywhere
-    # forgotten: a second time there is nothing of that name
+    # forgotten: a second time (a client's retry after a lost answer) there is nothing of that name, and the
+    # answer says what that means for a forget sent again (trial53)
     assert refused(http_client.post("/forget", json={"source": "return-policy.md", "expect": preview["fingerprint"]},
-                                    headers=alice), 404, "not_found") == "unknown source return-policy.md"
+                                    headers=alice), 404, "not_found") == "unknown source return-policy.md" + AGAIN
 
 
 @pytest.mark.slow
@@ -132,8 +136,10 @@ def test_a_read_only_token_may_only_preview_a_forget(http_client: TestClient, db
     ({"source": "return-policy.md", "everything": True}, 400, "invalid_input",
      "everything: not one of the fields this request takes (source, subject, belief, preview, expect,"
      " mask_mentions)"),
-    ({"source": "nowhere.md", "expect": FINGERPRINT}, 404, "not_found", "unknown source nowhere.md"),
-    ({"subject": "nobody", "preview": True}, 404, "not_found", "no belief has subject nobody"),
+    ({"source": "nowhere.md", "expect": FINGERPRINT}, 404, "not_found", "unknown source nowhere.md" + AGAIN),
+    ({"subject": "nobody", "preview": True}, 404, "not_found",
+     "no belief has subject nobody (hint: nothing of it is stored: a subject forgotten already is not found again"
+     " (a repeated forget has nothing left to do); check the name with beliefdb beliefs --subject)"),
 ])
 def test_bad_forgets_over_http_are_one_line_and_forget_nothing(http_client: TestClient, db_url: str, cli: Cli,
                                                                body: dict[str, Any], status: int, code: str,
@@ -191,7 +197,8 @@ def test_the_mcp_forget_tool_previews_then_forgets(bdb: beliefdb.BeliefDB, cli: 
     ({"source": 7}, {"error": "invalid_input", "message": "source: Input should be a valid string"}),
     ({"subject": "maya", "preview": "perhaps"},
      {"error": "invalid_input", "message": "preview: Input should be a valid boolean, unable to interpret input"}),
-    ({"source": "nowhere.md", "expect": FINGERPRINT}, {"error": "not_found", "message": "unknown source nowhere.md"}),
+    ({"source": "nowhere.md", "expect": FINGERPRINT}, {"error": "not_found",
+                                                  "message": "unknown source nowhere.md" + AGAIN}),
     ({"belief": "0123abcd", "preview": True}, {"error": "unknown_belief", "message": "unknown belief 0123abcd"}),
 ])
 def test_the_mcp_forget_tools_bad_arguments_are_one_line(bdb: beliefdb.BeliefDB, cli: Cli, arguments: dict[str, Any],

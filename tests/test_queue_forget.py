@@ -291,7 +291,8 @@ def test_forgetting_a_source_only_queued_says_it_is_queued(bdb: beliefdb.BeliefD
         " (beliefdb jobs cancel --source badge.md), or forget it once a worker has stored it")
     with pytest.raises(beliefdb.errors.NotFound) as never:
         bdb.forget(source="nothing.md")
-    assert never.value.message == "unknown source nothing.md"
+    assert never.value.message == ("unknown source nothing.md (hint: a source forgotten already is not found"
+                                   " again (a repeated forget has nothing left to do))")
     assert bdb.work(stop_when_empty=True, embed=False).done == 1
     assert bdb.forget(source="badge.md").versions == 1
 

@@ -550,7 +550,8 @@ begin
     if p_target = 'source' then
         select s.name into v_name from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
         if v_name is null then
-            raise exception 'unknown source %', p_id using errcode = 'BD004';
+            raise exception 'unknown source %', p_id using errcode = 'BD004',
+                hint = 'a source forgotten already is not found again (a repeated forget has nothing left to do)';
         end if;
         v_seeds := beliefdb.expand_targets(v_ws, array[p_id]);
         v_version_ids := array(select v.id from beliefdb.source_version v where v.workspace_id = v_ws and v.source_id = p_id);
@@ -648,7 +649,11 @@ begin
            and not exists (select from beliefdb.review_item r
                             where r.workspace_id = v_ws and r.kind = 'version_proposed'
                               and r.proposal ->> 'content' ~* beliefdb._mention_pattern(v_names)) then
-            raise exception 'no belief has subject %', p_subject using errcode = 'BD004';
+            -- (a forget sent again once applied, a retry after a lost answer, lands here: nothing is kept
+            -- that names what was forgotten, so the hint says what this answer means for it)
+            raise exception 'no belief has subject %', p_subject using errcode = 'BD004',
+                hint = 'nothing of it is stored: a subject forgotten already is not found again (a repeated forget '
+                       'has nothing left to do); check the name with beliefdb beliefs --subject';
         end if;
     elsif p_target = 'belief' then
         v_seeds := array(select b.id from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_id);
@@ -1878,7 +1883,8 @@ begin
                 raise exception 'unknown source %: it is only in the queue (job %), not stored: cancel its jobs with their text (beliefdb jobs cancel --source %), or forget it once a worker has stored it',
                     p_ref, v_job, p_ref using errcode = 'BD004';
             end if;
-            raise exception 'unknown source %', p_ref using errcode = 'BD004';
+            raise exception 'unknown source %', p_ref using errcode = 'BD004',
+                hint = 'a source forgotten already is not found again (a repeated forget has nothing left to do)';
         end if;
     elsif p_target = 'belief' then
         v_id := beliefdb.resolve_belief(p_ref);
