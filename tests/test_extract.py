@@ -219,6 +219,91 @@ def test_questions_negations_and_other_sentences_give_nothing() -> None:
         assert extract(text) == [], text
 
 
+# --- rule k: the verbs of a fact -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "triple"), [
+    ("The Pro plan costs $49 per month.", ("pro_plan", "price", "$49 per month")),
+    ("The Basic plan costs 19 euros a month.", ("basic_plan", "price", "19 euros a month")),
+    ("Each extra seat now costs only $5 per user per month.", ("extra_seat", "price", "$5 per user per month")),
+    ("Shipping to Canada takes 5 business days.", ("shipping_to_canada", "time", "5 business days")),
+    ("Shipping to the United States takes 3-5 days.", ("shipping_to_united_states", "time", "3-5 days")),
+    ("Refund processing usually takes 14 days.", ("refund", "processing_time", "14 days")),
+    ("The warranty lasts two years.", ("warranty", "duration", "two years")),
+    ("The warranty lasts a year from the date of purchase.", ("warranty", "duration", "a year")),
+    ("Our office is located in Dublin.", ("office", "location", "Dublin")),
+    ("Acme is headquartered in San Francisco, California.", ("acme", "location", "San Francisco, California")),
+    ("The warehouse is based in the Port of Antwerp.", ("warehouse", "location", "the Port of Antwerp")),
+    ("The office is now located at 12 Baker Street, London.", ("office", "location", "12 Baker Street, London")),
+    ("Acme was founded in 2009.", ("acme", "founded", "2009")),
+    ("Acme was established on 3 March 2009 by Jane Doe.", ("acme", "founded", "3 March 2009")),
+    ("Refunds are processed within 14 days.", ("refund", "processing_time", "14 days")),
+    ("Orders are shipped within 2 business days of payment.", ("order", "shipping_time", "2 business days")),
+    ("Support tickets are usually answered within 24 hours.", ("support_ticket", "response_time", "24 hours")),
+    ("The support team is available from 9am to 5pm.", ("support_team", "availability", "from 9am to 5pm")),
+    ("Our hotline is available 24/7.", ("hotline", "availability", "24/7")),
+    ("The store is open Monday to Saturday, 10am to 6pm.",
+     ("store", "opening_hour", "Monday to Saturday, 10am to 6pm")),
+])
+def test_rule_k_the_verbs_of_a_fact(sentence: str, triple: tuple[str, str, str]) -> None:
+    assert triples(sentence, "company.md") == [triple]
+
+
+@pytest.mark.parametrize(("said", "also_said"), [
+    ("The Pro plan costs $49 per month.", "The price of the Pro plan is $49 per month."),
+    ("Our office is located in Dublin.", "The office location is Dublin."),
+    ("The office is based in Dublin.", "The location of the office is Dublin."),
+    ("The warranty lasts two years.", "The warranty duration is two years."),
+    ("The warranty lasts two years.", "The duration of the warranty is two years."),
+    ("Shipping takes 5 days.", "The shipping time is 5 days."),
+    ("The trial period lasts 14 days.", "The trial period is 14 days."),
+    ("The shipping fee costs 5 EUR.", "The shipping fee is 5 EUR."),
+    ("Refunds are processed within 14 days.", "The processing time of refunds is 14 days."),
+    ("Refunds are processed within 14 days.", "The refund processing time is 14 days."),
+    ("Refund processing takes 14 days.", "Refund processing time: 14 days"),
+    ("Orders are delivered within 3 days.", "Orders' delivery time is 3 days."),
+    ("The support team is available 24/7.", "The availability of the support team is 24/7."),
+    ("# Acme\n\nAcme was founded in 2009.", "# Acme\n\nFounded: 2009"),
+    ("# Acme\n\nThe maximum file size is 25 MB.", "# Acme\n\nMax file size: 25 MB"),
+    ("The maximum file size of the Pro plan is 25 MB.", "The Pro plan's max file size is 25 MB."),
+    ("The API rate limit is 100 requests per minute.", "The rate limit of the API is 100 requests per minute."),
+    ("The minimum order is 10 units.", "Min order: 10 units"),
+])
+def test_a_fact_said_with_a_verb_names_what_its_noun_phrase_names(said: str, also_said: str) -> None:
+    """(the point of rule k: two documents saying one fact in different words name one belief, which the
+    second corroborates or supersedes)"""
+    assert triples(said, "company.md") == triples(also_said, "company.md") != []
+
+
+@pytest.mark.parametrize("sentence", [
+    "The Pro plan doesn't cost $49.", "The Pro plan does not cost $49.", "The Pro plan no longer costs $49.",
+    "The Pro plan will cost $59.", "How much does the Pro plan cost?", "Does shipping take 5 days?",
+    "It costs $5.", "Everything costs $5.", "The repairs cost $500 last year.", "Learning takes time.",
+    "The meeting takes place in Dublin.", "The meeting lasted two hours.", "The trip took 5 hours.",
+    "My brother takes 2 pills.", "She takes 5 minutes to reply.", "That takes 5 minutes.",
+    "Our office is not located in Dublin.", "Is the office located in Dublin?", "We are based in Dublin.",
+    "Acme was founded in Dublin in 2009.", "Orders over $50 ship free.",
+    # the shape of a location or an availability without one: nothing (rule e read "office" = "located in ...")
+    "The office is located in the city centre.", "The fee is based in part on usage.",
+    "The new feature is available on the Pro plan.", "The support team is available by phone.",
+])
+def test_rule_k_needs_a_value_that_looks_like_one(sentence: str) -> None:
+    assert extract(sentence, "company.md") == [], sentence
+
+
+def test_qualifiers_and_compound_attributes_name_the_attribute() -> None:
+    # (a qualifier opening a phrase qualifies all of it: "maximum_file / size" before; "maximum" is "max")
+    assert triples("The maximum file size is 25 MB.\nMaximum payload: 5 kg\n", "plans.md") == [
+        ("plan", "max_file_size", "25 MB"), ("plan", "max_payload", "5 kg")]
+    assert triples("| Item | Maximum load |\n|---|---|\n| Van | 900 kg |\n", "fleet.md") == [
+        ("fleet", "max_load", "900 kg")]
+    # a policy term before a policy term ("rate limit"); "policy" before one stays the subject's
+    assert triples("The API rate limit is 100 requests per minute.\nThe return policy window is 30 days.") == [
+        ("api", "rate_limit", "100 requests per minute"), ("return_policy", "window", "30 days")]
+    # a time's kind after a subject; "The shipping time" alone is shipping / time, as before
+    assert triples("The refund processing time is 14 days.\nThe shipping time is 5 days.\nHandling time: 2 days") == [
+        ("refund", "processing_time", "14 days"), ("shipping", "time", "5 days"), ("handling", "time", "2 days")]
+
+
 def test_list_item_with_two_sentences_gives_nothing_rather_than_a_run_on_value() -> None:
     assert split_fragments("- The fee is 5 EUR. Call us.") == [(2, 28)]
     assert extract("- The fee is 5 EUR. Call us.") == []

@@ -291,6 +291,29 @@ def test_ingest_report_carries_skipped_and_warnings(bdb: beliefdb.BeliefDB) -> N
 
 
 @pytest.mark.slow
+def test_two_documents_saying_a_fact_in_other_words_corroborate_it_and_a_third_supersedes(
+        bdb: beliefdb.BeliefDB) -> None:
+    """(rule k: "costs", "is located in", "lasts", "are processed within" and "The maximum ..." named
+    otherwise than the noun phrases saying the same, or nothing: two documents gave two beliefs, or one)"""
+    pricing = bdb.ingest_text("# Acme\n\nThe price of the Pro plan is $49 per month.\nThe office location is "
+                              "Dublin.\nThe warranty duration is two years.\nThe refund processing time is 14 days."
+                              "\nMax file size: 25 MB\n", source="pricing.md", authority="internal")
+    first = {(a.subject, a.attribute): a.id for a in pricing.accepted}
+    assert len(first) == 5, pricing.accepted
+    faq = bdb.ingest_text("# Acme\n\nThe Pro plan costs $49 per month.\nOur office is located in Dublin.\n"
+                          "The warranty lasts two years.\nRefunds are processed within 14 days.\n"
+                          "The maximum file size is 25 MB.\n", source="faq.md", authority="user")
+    assert faq.accepted == [] and faq.skipped == []
+    assert sorted(c.id for c in faq.corroborated) == sorted(first.values())
+    assert sorted(first) == [("acme", "max_file_size"), ("office", "location"), ("pro_plan", "price"),
+                             ("refund", "processing_time"), ("warranty", "duration")]
+    news = bdb.ingest_text("The Pro plan now costs $59 per month.\n", source="news.md", authority="internal")
+    (price,) = news.accepted
+    assert [(s.old, s.new) for s in news.superseded] == [(first[("pro_plan", "price")], price.id)]
+    assert [b.value for b in bdb.beliefs(subject="pro_plan", attribute="price")] == ["$59 per month"]
+
+
+@pytest.mark.slow
 def test_cli_ingest_prints_the_count_and_json_lists_them_all(cli: Any, write_doc: Any) -> None:
     lines = "".join(f"Paragraph {i} talks about nothing in particular.\n" for i in range(8))
     path: Path = write_doc("notes.md", "The return window is 7 days.\n" + lines)

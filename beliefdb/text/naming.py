@@ -15,9 +15,9 @@ from typing import Final
 
 from beliefdb.text.extractor import Candidate, any_script_name, normalise_name
 
-__all__ = ["CJK_PRONOUNS", "DETERMINERS", "MACHINE_ROLES", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "as_said",
-           "cjk_names", "is_cjk", "kind_of", "names", "noun_words", "of_names", "section_subject", "source_subject",
-           "speaker_subject", "with_policy"]
+__all__ = ["CJK_PRONOUNS", "DETERMINERS", "MACHINE_ROLES", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "TIME_KINDS",
+           "as_said", "cjk_names", "is_cjk", "kind_of", "names", "noun_words", "of_names", "section_subject",
+           "short_qualifiers", "source_subject", "speaker_subject", "with_policy"]
 
 POLICY_TERMS: Final = frozenset({
     "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
@@ -32,6 +32,26 @@ QUALIFIERS: Final = frozenset({
     "nominal", "rated", "parental", "maternity", "paternity", "paid", "unpaid", "sick", "remote", "minimal",
     "maximal",
 })
+
+
+# "maximum"/"minimum" are spelled "max"/"min" in an attribute ("The maximum file size" and "Max file size:" are
+# one attribute, max_file_size), and a phrase that opens with one is all attribute, of the section's subject
+_SHORT: Final = {"maximum": "max", "minimum": "min"}
+_SHORT_RE: Final = re.compile(r"\b(?:maximum|minimum)\b", re.IGNORECASE)
+_LEADING: Final = frozenset({"max", "maximum", "min", "minimum"})
+# a policy term before the last one is of the attribute: "The API rate limit" is api / rate_limit, as "The
+# rate limit of the API" says, not api_rate_policy / limit ("The return policy window" stays return_policy)
+_COMPOUND_POLICY: Final = POLICY_TERMS - {"policy"}
+# what a time is of, which stays with "time" after a subject ("The refund processing time" is refund /
+# processing_time, as "The processing time of refunds" and "Refunds are processed within" say; "The shipping
+# time" alone stays shipping / time, as "Shipping takes" says)
+TIME_KINDS: Final = frozenset({"processing", "shipping", "handling", "delivery", "dispatch", "response",
+                               "resolution", "turnaround", "waiting", "lead", "transit", "setup", "approval"})
+
+
+def short_qualifiers(words: str) -> str:
+    """``words`` with "maximum"/"minimum" spelled "max"/"min" (an attribute's words, see :data:`QUALIFIERS`)."""
+    return _SHORT_RE.sub(lambda m: _SHORT[m[0].lower()], words)
 
 
 def speaker_subject(speaker: str) -> str:
@@ -136,7 +156,7 @@ def of_names(attribute_phrase: str, subject_phrase: str, *, strict: bool) -> tup
     b = noun_words(subject_phrase, strict=strict)
     if a is None or b is None:
         return None
-    subject, attribute = normalise_name(" ".join(b)), normalise_name(" ".join(a))
+    subject, attribute = normalise_name(" ".join(b)), normalise_name(short_qualifiers(" ".join(a)))
     if not subject or not attribute:
         return None
     return subject, attribute, kind_of(attribute)
@@ -164,15 +184,19 @@ def names(phrase: str, source_name: str, *, strict: bool = True,
     if found is not None:
         owner, plural = found
         subject = normalise_name(" ".join(words[:owner + 1]), singular=plural)
-        attribute = normalise_name(" ".join(words[owner + 1:]))
+        attribute = normalise_name(short_qualifiers(" ".join(words[owner + 1:])))
         if subject and attribute:
             return subject, attribute, kind_of(attribute.rpartition("_")[2])
     # the attribute: the last word with the qualifiers before it ("max payload"), and a rate or a fixed
-    # phrase with "per" ("cost per night", "per diem")
-    split = len(words) - 1
-    while split > 0 and (words[split - 1].lower() in QUALIFIERS or words[split - 1].lower() == "per"):
-        split = max(split - (2 if words[split - 1].lower() == "per" else 1), 0)
-    attribute = normalise_name(" ".join(words[split:]))
+    # phrase with "per" ("cost per night", "per diem"), a policy term before a policy term ("rate limit");
+    # all of a phrase that opens with max/min ("maximum file size")
+    split = 0 if lowered[0] in _LEADING else len(words) - 1
+    policy = split > 0 and lowered[-1] in POLICY_TERMS and lowered[split - 1] in _COMPOUND_POLICY
+    if policy or (split >= 2 and lowered[-1] == "time" and lowered[split - 1] in TIME_KINDS):
+        split -= 1
+    while split > 0 and (lowered[split - 1] in QUALIFIERS or lowered[split - 1] == "per"):
+        split = max(split - (2 if lowered[split - 1] == "per" else 1), 0)
+    attribute = normalise_name(short_qualifiers(" ".join(words[split:])))
     if attribute and split == 0:
         return unnamed or source_subject(source_name), attribute, kind_of(attribute)
     subject = normalise_name(" ".join(words[:split]))

@@ -25,14 +25,25 @@ g. ``X are entitled to <N unit> of <Y>( per <period>).`` -> subject X, attribute
 h. ``X is allowed <number ...>.``                     -> like e for X, value from the number on
 i. ``X is <number ...>.`` (no ``the``)                -> like e for X
 j. CJK ``X是Y`` / ``X为Y``                              -> attribute X (``A的B``: subject A, attribute B)
+k. (read after a) a fact's verb, named as the noun phrase that says the same (:mod:`beliefdb.text.verbs`):
+   ``X costs <money>`` -> X / ``price``; ``X takes <duration>`` -> X / ``time`` (``Refund processing
+   takes``: ``refund`` / ``processing_time``); ``X lasts <duration>`` -> ``duration``; ``X is located/
+   based/headquartered in <Place>`` -> ``location``; ``X was founded/established in <year or date>`` ->
+   ``founded``; ``X are processed/shipped/... within <duration>`` -> ``processing_time``/``shipping_time``
+   /...; ``X is available <days or hours>`` -> ``availability``; ``X is open <days or hours>`` ->
+   ``opening_hour``; no value that looks like one, nothing
 
 A noun phrase's attribute is its last word with the qualifiers before it (``max payload`` ->
-``max_payload``), and a rate with the word before ``per`` (``cost per night``, ``per diem``); after a
+``max_payload``; all of a phrase opening with max/min: ``The maximum file size`` -> ``max_file_size``,
+"maximum"/"minimum" spelled "max"/"min"), a policy term before a policy term (``API rate limit`` -> ``api``
+/ ``rate_limit``), the kind of a time after a subject (``refund processing time`` -> ``refund`` /
+``processing_time``), and a rate with the word before ``per`` (``cost per night``, ``per diem``); after a
 possessive, the words that follow it (``Dana's badge code`` -> ``dana`` / ``badge_code``); CJK
 names are the phrase itself, its punctuation and spaces dropped.
 
 so "Returns are accepted within 7 days of delivery." and "The return window is 7 days." both say
-``return_policy`` / ``window`` = ``7 days``.
+``return_policy`` / ``window`` = ``7 days``, and "The Pro plan costs $49 per month." and "The price of the
+Pro plan is $49 per month." ``pro_plan`` / ``price`` = ``$49 per month``.
 """
 
 from __future__ import annotations
@@ -70,6 +81,7 @@ from beliefdb.text.self_statements import first_person, self_statement
 from beliefdb.text.tables import row_candidates, table_rows
 from beliefdb.text.transcripts import common_words, dialogue_speakers, spoken_by, spoken_turn
 from beliefdb.text.turns import TurnSpan
+from beliefdb.text.verbs import verb_fact
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
 
@@ -160,8 +172,8 @@ def _rule_cjk(m: re.Match[str], source_name: str, unnamed: str | None) -> tuple[
     return cjk_names(m["x"], source_name, unnamed=unnamed) if any(is_cjk(ch) for ch in m["x"]) else None
 
 
-# Rules a-e, then g (entitled to), h (allowed), i (X is <number>), j (CJK X是Y), in order; each gives
-# (subject, attribute, kind) from its match, the value is the "value" group (and "rest", if any).
+# Rules a (then k, beliefdb.text.verbs), b-e, then g (entitled to), h (allowed), i (X is <number>), j (CJK X是Y),
+# in order; each gives (subject, attribute, kind) from its match, the value is the "value" group (and "rest").
 _SENTENCE_RULES: Final = (
     (_RULE_CHANGED, _rule_x),
     (_RULE_NOW, _rule_x),
@@ -176,9 +188,16 @@ _SENTENCE_RULES: Final = (
 
 
 def _sentence_rules(body: str, source_name: str, unnamed: str | None = None) -> tuple[str, str, str, str] | None:
-    """(subject, attribute, value, kind) by rules a-e, or None (``unnamed``: the subject of a phrase that
+    """(subject, attribute, value, kind) by rules a-e and g-k, or None (``unnamed``: the subject of a phrase that
     names none, its section's)."""
-    for pattern, names_of in _SENTENCE_RULES:
+    for at, (pattern, names_of) in enumerate(_SENTENCE_RULES):
+        if at == 1:  # rule k, after a: "X is now located in Y" is no rule b's "X" = "located in Y"
+            shaped, said = verb_fact(body, source_name, unnamed)
+            value = _clean_value(said[2], sentence=True) if said is not None else None
+            if said is not None and value is not None:
+                return said[0], said[1], value, said[3]
+            if shaped:
+                return None
         m = pattern.fullmatch(body)
         if m is None:
             continue
@@ -213,7 +232,7 @@ def _label_subject(line: str) -> str | None:
 
 
 class RuleExtractor(Extractor):
-    """Deterministic, offline extraction by the sentence rules a-f (see the module docstring)."""
+    """Deterministic, offline extraction by the sentence rules a-k (see the module docstring)."""
 
     name = "rules"
 

@@ -17,7 +17,7 @@ from typing import Final, NamedTuple
 
 from beliefdb.text.extractor import Candidate, any_script_name, normalise_name
 from beliefdb.text.fragments import LINE_BREAKS
-from beliefdb.text.naming import cjk_name, is_cjk, kind_of
+from beliefdb.text.naming import cjk_name, is_cjk, kind_of, short_qualifiers
 
 _LINE_BREAK: Final = re.compile(f"\r\n|[{LINE_BREAKS}]")
 
@@ -99,9 +99,10 @@ def table_rows(text: str) -> dict[int, TableRow]:
 
 
 def column_name(header: str) -> str:
-    """The attribute a column's header names: its name as earlier releases named it (:func:`normalise_name`),
+    """The attribute a column's header names: its name as earlier releases named it (:func:`normalise_name`;
+    "Maximum" and "Minimum" spelled "Max" and "Min" since 2026-12-08),
     or, where that is nothing, a CJK one unspaced as a CJK key's, another in its own script; '' for none."""
-    return normalise_name(header, singular=False) or (
+    return normalise_name(short_qualifiers(header), singular=False) or (
         cjk_name(header) if any(is_cjk(ch) for ch in header) else any_script_name(header, singular=False))
 
 
