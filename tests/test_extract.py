@@ -255,6 +255,7 @@ def test_rule_k_the_verbs_of_a_fact(sentence: str, triple: tuple[str, str, str])
     ("The warranty lasts two years.", "The warranty duration is two years."),
     ("The warranty lasts two years.", "The duration of the warranty is two years."),
     ("Shipping takes 5 days.", "The shipping time is 5 days."),
+    ("Express shipping takes 1 day.", "The express shipping time is 1 day."),
     ("The trial period lasts 14 days.", "The trial period is 14 days."),
     ("The shipping fee costs 5 EUR.", "The shipping fee is 5 EUR."),
     ("Refunds are processed within 14 days.", "The processing time of refunds is 14 days."),
@@ -281,7 +282,7 @@ def test_a_fact_said_with_a_verb_names_what_its_noun_phrase_names(said: str, als
     "The meeting takes place in Dublin.", "The meeting lasted two hours.", "The trip took 5 hours.",
     "My brother takes 2 pills.", "She takes 5 minutes to reply.", "That takes 5 minutes.",
     "Our office is not located in Dublin.", "Is the office located in Dublin?", "We are based in Dublin.",
-    "Acme was founded in Dublin in 2009.", "Orders over $50 ship free.",
+    "Acme was founded in Dublin in 2009.", "Orders over $50 ship free.", "-5 costs 99 EUR.",
     # the shape of a location or an availability without one: nothing (rule e read "office" = "located in ...")
     "The office is located in the city centre.", "The fee is based in part on usage.",
     "The new feature is available on the Pro plan.", "The support team is available by phone.",

@@ -119,7 +119,7 @@ def test_forgetting_takes_only_what_it_leaves_without_support(bdb: beliefdb.Beli
     assert [(b.id, b.status) for b in bdb.beliefs(include_all=True)] == [(seven.id, "unsupported")]
 
 
-POLICY = "# Returns\nReturns are accepted within 7 days.\nRefunds take 7 days.\nExchanges: 7 days.\n"
+POLICY = "# Returns\nReturns are accepted within 7 days.\nRefunds need 7 days.\nExchanges: 7 days.\n"
 
 
 def test_a_quote_over_a_forgotten_quote_goes_with_it_and_the_same_words_quoted_elsewhere_stay(

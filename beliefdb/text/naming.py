@@ -43,10 +43,10 @@ _LEADING: Final = frozenset({"max", "maximum", "min", "minimum"})
 # rate limit of the API" says, not api_rate_policy / limit ("The return policy window" stays return_policy)
 _COMPOUND_POLICY: Final = POLICY_TERMS - {"policy"}
 # what a time is of, which stays with "time" after a subject ("The refund processing time" is refund /
-# processing_time, as "The processing time of refunds" and "Refunds are processed within" say; "The shipping
-# time" alone stays shipping / time, as "Shipping takes" says)
-TIME_KINDS: Final = frozenset({"processing", "shipping", "handling", "delivery", "dispatch", "response",
-                               "resolution", "turnaround", "waiting", "lead", "transit", "setup", "approval"})
+# processing_time, as "The processing time of refunds" and "Refunds are processed within" say; "The processing
+# time" alone stays processing / time, as "Processing takes" says; "shipping" and "delivery" name a subject,
+# "The express shipping time" is express_shipping / time, as "Express shipping takes" says)
+TIME_KINDS: Final = frozenset({"processing", "handling", "response", "resolution", "turnaround", "approval"})
 
 
 def short_qualifiers(words: str) -> str:

@@ -34,7 +34,7 @@ import re
 from typing import Final
 
 from beliefdb.text.extractor import normalise_name
-from beliefdb.text.naming import DETERMINERS, QUANTIFIERS, TIME_KINDS, kind_of, names, noun_words
+from beliefdb.text.naming import DETERMINERS, QUALIFIERS, QUANTIFIERS, TIME_KINDS, kind_of, names, noun_words
 from beliefdb.text.numbers import NUMBER_WORD
 
 __all__ = ["verb_fact"]
@@ -125,7 +125,9 @@ def _subject(phrase: str) -> str | None:
     if head is None:
         return None
     subject = normalise_name(" ".join(head))
-    if at is None or not subject:
+    if not any(ch.isalpha() for ch in subject):  # ("-5 costs 99 EUR.": a list's line, no name)
+        return None
+    if at is None:
         return subject or None
     place = [w for w in words[at + 1:] if w.lower() not in DETERMINERS]
     if not place or len(place) > 4 or noun_words(" ".join(place)) is None:
@@ -162,7 +164,8 @@ def verb_fact(body: str, source_name: str, unnamed: str | None = None
         if last.lower() in _ALREADY.get(attribute, ()):
             named = names(phrase, source_name, unnamed=unnamed) if value else None
             return True, (named[0], named[1], value, named[2]) if named and value else None
-        if attribute == "time" and last.lower() in TIME_KINDS and noun_words(" ".join(rest)):
+        if attribute == "time" and last.lower() in TIME_KINDS and noun_words(" ".join(rest)) and \
+                rest[-1].lower() not in QUALIFIERS:
             attribute, phrase = f"{last.lower()}_time", " ".join(rest)  # "Refund processing takes": refund
         subject = _subject(phrase)
         if subject and value:
