@@ -108,7 +108,8 @@ def test_a_function_of_the_bound_workspace_refuses_with_none_bound(story: str, q
         assert refused.value.sqlstate == "BD003"
         assert refused.value.diag.message_primary == "no workspace is bound to this session"
         assert refused.value.diag.message_hint == (
-            "select beliefdb.use_workspace('name') first (the CLI and the library bind one for you)")
+            "bind one first: in psql, select beliefdb.use_workspace('name'); the CLI (-w NAME) and the library"
+            " (workspace=) bind one for you")
 
 
 def test_audit_verify_of_null_is_the_bound_workspaces_for_an_agents_login(story: str) -> None:
@@ -424,7 +425,7 @@ def test_audit_verify_tells_a_superuser_the_chain_is_gone(story: str, workspace:
         conn.execute("set local role beliefdb_app")
         with pytest.raises(psycopg.Error) as hidden:
             conn.execute("select * from beliefdb.audit_verify(%s)", (uuid.uuid4(),))
-        assert "the application role sees the bound workspace's chain only" in (hidden.value.diag.message_hint or "")
+        assert "this session sees no workspace with this id" in (hidden.value.diag.message_hint or "")
 
 
 def test_reason_live_at_of_no_justification_is_false(story: str) -> None:

@@ -101,7 +101,8 @@ def test_a_login_made_by_hand_is_told_how_it_binds(two_workspaces: str) -> None:
                 conn.execute("select count(*) from beliefdb.current_beliefs")
             assert unbound.value.sqlstate == "BD003"
             hint = unbound.value.diag.message_hint or ""
-            assert hint.startswith("select set_config('beliefdb.workspace_id', (select id::text"), hint
+            assert hint.startswith(
+                "bind one first: in psql, select set_config('beliefdb.workspace_id', (select id::text"), hint
             with pytest.raises(psycopg.Error) as refused:
                 conn.execute("select beliefdb.use_workspace('shop-eu')")
             assert refused.value.sqlstate == "BD005"

@@ -17,12 +17,18 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import Cli
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
 from beliefdb.store.workspaces import create_workspace
+
+# what a function the reader may call calls and the reader may not, on purpose: expire_before_read processes
+# what expired (expire) and impact simulates a retraction (simulate_retraction) for every other session only,
+# never for a reader (beliefdb.read_only_session)
+GUARDED_CALLS = [("expire_before_read", "expire"), ("impact", "simulate_retraction")]
 
 # the functions a reader may call that are volatile: none writes (expire_before_read and impact take the
 # path of a read-only transaction for a reader, beliefdb.read_only_session; recall and recall_fragments set
@@ -33,6 +39,7 @@ VOLATILE_READS = ["expire_before_read", "recall", "recall_fragments", "use_works
 @dataclass(frozen=True)
 class Reader:
     url: str  # the reader's login
+    login: str  # its role
     admin: str  # the test database as its superuser
     mine: str  # workspace A's belief
     other: str  # workspace B's belief
@@ -54,7 +61,7 @@ def reader(db_url: str) -> Iterator[Reader]:
         conn.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(role), sql.Literal(password)))
         conn.execute(sql.SQL("grant beliefdb_reader to {}").format(sql.Identifier(role)))
     try:
-        yield Reader(make_conninfo(db_url, user=role, password=password), db_url, ids[0], ids[1])
+        yield Reader(make_conninfo(db_url, user=role, password=password), role, db_url, ids[0], ids[1])
     finally:
         with psycopg.connect(db_url, autocommit=True) as conn:
             conn.execute(sql.SQL("drop role {}").format(sql.Identifier(role)))
@@ -70,6 +77,21 @@ def bound(url: str, workspace: str) -> Iterator[psycopg.Connection[Any]]:
 
 
 def test_a_reader_reads_its_workspace_and_writes_nothing(reader: Reader) -> None:
+    with psycopg.connect(reader.url, autocommit=True) as conn:  # (nothing bound yet: the hints say how, in psql)
+        (ws,) = conn.execute("select id::text from beliefdb.workspace where name = 'A'").fetchone() or ("",)
+        with pytest.raises(psycopg.Error) as unbound:
+            conn.execute("select * from beliefdb.current_beliefs")
+        assert (unbound.value.diag.message_hint or "").startswith(
+            "bind one first: in psql, select set_config('beliefdb.workspace_id', (select id::text from")
+        with pytest.raises(psycopg.Error) as hidden:
+            conn.execute("select * from beliefdb.audit_verify(%s)", (ws,))
+        hint = hidden.value.diag.message_hint or ""
+        assert hint == ("this session sees the bound workspace's chain only, and none is bound: bind this one,"
+                        f" select set_config('beliefdb.workspace_id', '{ws}', false), then select * from"
+                        " beliefdb.audit_verify()")
+        for statement in hint.split(": bind this one, ")[1].split(", then "):
+            conn.execute(statement)
+        assert conn.execute("select ok from beliefdb.audit_verify()").fetchone() == (True,)
     with bound(reader.url, "A") as conn:
         assert conn.execute("select id::text from beliefdb.current_beliefs").fetchall() == [(reader.mine,)]
         assert conn.execute("select distinct belief_id::text, quote from beliefdb.belief_evidence").fetchall() == [
@@ -78,6 +100,12 @@ def test_a_reader_reads_its_workspace_and_writes_nothing(reader: Reader) -> None
         factors = conn.execute("select factor from beliefdb.explain_confidence(%s)", (reader.mine[:8],)).fetchall()
         assert factors[-1] == ("confidence",)
         assert conn.execute("select ok from beliefdb.audit_verify()").fetchone() == (True,)
+        # the review queue read from an item on, and the queue's totals (both were refused: "permission denied
+        # for function resolve_review_item", job_totals)
+        with pytest.raises(psycopg.Error, match="unknown review item a134") as unknown:
+            conn.execute("select count(*) from beliefdb.review_items(p_after => 'a134')")
+        assert unknown.value.sqlstate == "BD004"
+        assert conn.execute("select sum(jobs) from beliefdb.job_totals()").fetchone() == (0,)
         # nothing of B, whatever it asks
         assert conn.execute("select count(*) from beliefdb.belief where id = %s", (reader.other,)).fetchone() == (0,)
         with pytest.raises(psycopg.Error) as unknown:
@@ -160,11 +188,12 @@ def test_the_reader_role_may_only_read(postgresql: psycopg.Connection[Any]) -> N
 
 def test_the_auditors_statements_of_dba_md_run(reader: Reader) -> None:
     """docs/dba.md's psql for an auditor, run as the reader (workspace A for 'default', A's belief for '0f3a'):
-    each statement answers, and each one the page says is refused is refused with its words."""
+    each statement answers, and each one the page says is refused is refused with its words; its block that
+    verifies every workspace's chain does."""
     doc = (Path(__file__).resolve().parent.parent / "docs" / "dba.md").read_text(encoding="utf-8")
     section = doc[doc.index("**An auditor that must not write.**"):doc.index("**Backup and restore.**")]
     blocks = re.findall(r"```sql\n(.*?)```", section, re.DOTALL)
-    assert len(blocks) == 2 and "grant beliefdb_reader to auditor;" in blocks[0]
+    assert len(blocks) == 3 and "grant beliefdb_reader to auditor;" in blocks[0]
     statements = [line for line in blocks[1].splitlines() if line.strip()]
     assert len(statements) >= 6
     with psycopg.connect(reader.url, autocommit=True) as conn:
@@ -177,3 +206,58 @@ def test_the_auditors_statements_of_dba_md_run(reader: Reader) -> None:
                 assert said.split("ERROR:")[1].strip() == str(refused.value.diag.message_primary), line
             else:
                 assert conn.execute(statement).fetchall(), line
+        # every workspace's chain, each bound in turn, one notice each (and none is left bound)
+        notices: list[str] = []
+        conn.add_notice_handler(lambda notice: notices.append(notice.message_primary or ""))
+        conn.execute("select set_config('beliefdb.workspace_id', '', false)")
+        conn.execute(blocks[2])
+        assert [n for n in notices if n.startswith(("A:", "B:"))] == ["A: ok t, 4 events", "B: ok t, 4 events"]
+        assert conn.execute("select beliefdb.current_workspace_id()").fetchone() == (None,)
+
+
+def test_what_the_reader_may_call_calls_only_what_it_may(postgresql: psycopg.Connection[Any]) -> None:
+    """A function granted to the reader that runs as its caller, or a view it may read, runs what it calls with
+    the reader's privileges: each must be granted to it too (review_items called resolve_review_item, added
+    with the role and granted to beliefdb_app only: "permission denied for function resolve_review_item"). One
+    that runs with its owner's rights may call any internal function, but no API function kept from the reader
+    (one that writes). Only the two calls guarded on purpose (GUARDED_CALLS) are kept from it."""
+    calls = postgresql.execute(r"""
+        select g.proname, c.proname
+          from pg_catalog.pg_proc g
+          join pg_catalog.pg_proc c on c.pronamespace = 'beliefdb'::regnamespace
+                                   and g.prosrc ~ ('beliefdb\.' || c.proname || '\s*\(')
+         where g.pronamespace = 'beliefdb'::regnamespace
+           and has_function_privilege('beliefdb_reader', g.oid, 'execute')
+           and not has_function_privilege('beliefdb_reader', c.oid, 'execute')
+           and (not g.prosecdef or c.proname !~ '^_')
+        union
+        select v.relname, p.proname
+          from pg_catalog.pg_class v
+          join pg_catalog.pg_rewrite r on r.ev_class = v.oid
+          join pg_catalog.pg_depend d on d.classid = 'pg_catalog.pg_rewrite'::regclass and d.objid = r.oid
+                                     and d.refclassid = 'pg_catalog.pg_proc'::regclass
+          join pg_catalog.pg_proc p on p.oid = d.refobjid
+         where v.relnamespace = 'beliefdb'::regnamespace and p.pronamespace = 'beliefdb'::regnamespace
+           and has_table_privilege('beliefdb_reader', v.oid, 'select')
+           and not has_function_privilege('beliefdb_reader', p.oid, 'execute')
+         order by 1, 2
+    """).fetchall()
+    assert calls == GUARDED_CALLS
+
+
+def test_a_grant_by_hand_to_the_reader_is_named_when_a_migration_takes_it_back(cli: Cli, db_url: str) -> None:
+    """docs/dba.md: a migration names each role it revoked from; a grant by hand to beliefdb_reader (or
+    beliefdb_app) was taken back unsaid."""
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("grant execute on function beliefdb.forget(text,text,boolean,text[],boolean) to beliefdb_reader")
+        conn.execute("grant update (value) on beliefdb.belief to beliefdb_reader")
+    done = cli.json("migrate")
+    assert done["revoked"] == [
+        "beliefdb revoked privileges not on beliefdb's allow-list from role beliefdb_reader: on 1 function, 1 table"
+        " (hint: beliefdb_reader holds what beliefdb grants it (sql/api/80_privileges.sql), no more: a grant to it by"
+        " hand is taken back by every migration)"]
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        assert conn.execute("select has_function_privilege('beliefdb_reader', 'beliefdb.forget(text,text,boolean,"
+                            "text[],boolean)', 'execute'), has_column_privilege('beliefdb_reader', 'beliefdb.belief',"
+                            " 'value', 'update')").fetchone() == (False, False)
+    assert cli.json("migrate")["revoked"] == []

@@ -256,9 +256,11 @@ as $$
     select case when exists (select from pg_catalog.pg_namespace n
                               where n.nspname = 'beliefdb'
                                 and pg_catalog.pg_has_role(session_user, n.nspowner, 'member'))
-                then 'select beliefdb.use_workspace(''name'') first (the CLI and the library bind one for you)'
-                else 'select set_config(''beliefdb.workspace_id'', (select id::text from beliefdb.workspace '
-                     'where name = ''name''), false) first (the CLI and the library bind one for you)' end
+                then 'bind one first: in psql, select beliefdb.use_workspace(''name''); the CLI (-w NAME) and '
+                     'the library (workspace=) bind one for you'
+                else 'bind one first: in psql, select set_config(''beliefdb.workspace_id'', (select id::text from '
+                     'beliefdb.workspace where name = ''name''), false); the CLI (-w NAME) and the library '
+                     '(workspace=) bind one for you' end
 $$;
 comment on function beliefdb.workspace_hint() is 'What binds a workspace in this session: the hint of no workspace is bound (BD003)';
 

@@ -116,12 +116,21 @@ begin
     if not exists (select from beliefdb.audit_head h where h.workspace_id = v_ws)
        and not exists (select from beliefdb.audit_event ev where ev.workspace_id = v_ws) then
         -- the hint as who asks: row-level security hides other workspaces' chains from the
-        -- application role; a superuser or the tables' owner sees every chain, so there this one is gone
-        -- (every workspace's chain starts when it is made) or the id is no workspace's
+        -- application role and the reader's (which then binds this one: an auditor in psql binds by the
+        -- setting; an agent's login sees no other workspace); a superuser or the tables' owner sees every
+        -- chain, so there this one is gone (every workspace's chain starts when it is made) or the id is
+        -- no workspace's
         raise exception 'workspace % has no audit chain this session can see', v_ws
             using errcode = 'BD003',
                   hint = case when pg_catalog.row_security_active('beliefdb.audit_event'::regclass)
-                              then 'the application role sees the bound workspace''s chain only: beliefdb.audit_verify()'
+                                   and not exists (select from beliefdb.workspace w where w.id = v_ws)
+                              then 'this session sees no workspace with this id: select id, name from beliefdb.workspace'
+                              when pg_catalog.row_security_active('beliefdb.audit_event'::regclass)
+                              then 'this session sees the bound workspace''s chain only, and '
+                                   || case when beliefdb.current_workspace_id() is null then 'none is bound'
+                                           else 'another is bound' end
+                                   || pg_catalog.format(': bind this one, select set_config(''beliefdb.workspace_id'', '
+                                                        '%L, false), then select * from beliefdb.audit_verify()', v_ws)
                               when exists (select from beliefdb.workspace w where w.id = v_ws)
                               then 'this session sees every workspace''s chain, and this workspace''s is gone: its '
                                    'events and head (beliefdb.audit_event, beliefdb.audit_head) were deleted outside '

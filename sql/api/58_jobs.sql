@@ -18,7 +18,19 @@
 -- (authority, label, origin), and that a done job read with the same extractor (the text in force
 -- again still settles claims not recorded before, which another extractor may find: rule 18). One
 -- row per payload, in order: the job queued, or null and why it was not (unchanged).
-drop function if exists beliefdb.job_submit(text, jsonb, integer);
+-- (before unchanged, it returned setof bigint: a result of another type cannot be replaced in place. Dropped
+-- only then: dropped at every migration, it was made anew, and the migrating role's default privileges
+-- granted it again, each time, to the roles they name, which the grants' file then named as revoked)
+do $$
+begin
+    if pg_catalog.to_regprocedure('beliefdb.job_submit(text,jsonb,integer)') is not null
+       and not exists (select from pg_catalog.pg_proc p
+                        where p.oid = pg_catalog.to_regprocedure('beliefdb.job_submit(text,jsonb,integer)')
+                          and 'unchanged' = any(p.proargnames)) then
+        drop function beliefdb.job_submit(text, jsonb, integer);
+    end if;
+end
+$$;
 create or replace function beliefdb.job_submit(p_kind text, p_payloads jsonb, p_max_attempts integer default 5)
 returns table (job bigint, unchanged text)
 language plpgsql

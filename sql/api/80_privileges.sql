@@ -3,6 +3,34 @@
 
 -- What the application role and the reader's role hold is what this file grants, whatever an earlier
 -- release, a default privilege or a grant by hand gave them: taken back first, then granted below.
+-- What they held before is kept (beliefdb_role_privilege_before) so that the last block of this file
+-- names each of them that held a privilege this file did not grant again, as it names every other role
+-- it revoked from (a grant by hand to beliefdb_reader was taken back unsaid).
+drop view if exists pg_temp.beliefdb_role_privilege;
+create temporary view beliefdb_role_privilege as
+select r.grantee, r.kind, r.object, r.columns, r.privilege_type
+  from (select a.grantee, 'routine' as kind, p.oid::pg_catalog.regprocedure::text as object, null::text as columns,
+               a.privilege_type
+          from pg_catalog.pg_proc p cross join lateral pg_catalog.aclexplode(p.proacl) a
+         where p.pronamespace = 'beliefdb'::regnamespace
+        union all
+        select a.grantee, case c.relkind when 'S' then 'sequence' else 'table' end, c.oid::pg_catalog.regclass::text,
+               null, a.privilege_type
+          from pg_catalog.pg_class c cross join lateral pg_catalog.aclexplode(c.relacl) a
+         where c.relnamespace = 'beliefdb'::regnamespace
+        union all
+        select x.grantee, 'table', c.oid::pg_catalog.regclass::text, pg_catalog.quote_ident(t.attname), x.privilege_type
+          from pg_catalog.pg_class c
+          join pg_catalog.pg_attribute t on t.attrelid = c.oid
+         cross join lateral pg_catalog.aclexplode(t.attacl) x
+         where c.relnamespace = 'beliefdb'::regnamespace
+        union all
+        select a.grantee, 'schema', pg_catalog.quote_ident(n.nspname), null, a.privilege_type
+          from pg_catalog.pg_namespace n cross join lateral pg_catalog.aclexplode(n.nspacl) a
+         where n.nspname = 'beliefdb') r
+ where r.grantee in (select o.oid from pg_catalog.pg_roles o where o.rolname in ('beliefdb_app', 'beliefdb_reader'));
+drop table if exists pg_temp.beliefdb_role_privilege_before;
+create temporary table beliefdb_role_privilege_before as select * from pg_temp.beliefdb_role_privilege;
 revoke all on schema beliefdb from public, beliefdb_app, beliefdb_reader;
 revoke all on all tables in schema beliefdb from public, beliefdb_app, beliefdb_reader;
 revoke all on all sequences in schema beliefdb from public, beliefdb_app, beliefdb_reader;
@@ -158,7 +186,9 @@ grant execute on function beliefdb.workspace_creatable(uuid,text) to beliefdb_ap
 -- settings of their transaction. Everything else here is stable or immutable (its statements may
 -- not write) and calls only what is listed here: it runs as the caller, under row-level security,
 -- or with its owner's rights confined to the bound workspace (current_workspace_id,
--- workspace_visible, jobs, resolve_source). tests/test_reader_role.py keeps it so.
+-- workspace_visible, jobs, job_totals, resolve_source). tests/test_reader_role.py keeps it so, and
+-- that nothing granted here that runs as its caller calls a function not granted here (the reader
+-- met "permission denied for function resolve_review_item" in review_items).
 grant execute on function beliefdb.action_status_at(beliefdb.action,timestamp with time zone) to beliefdb_reader;
 grant execute on function beliefdb.audit_genesis() to beliefdb_reader;
 grant execute on function beliefdb.audit_link_hash(bytea,uuid,bigint,timestamp with time zone,text,text,bytea) to beliefdb_reader;
@@ -193,6 +223,7 @@ grant execute on function beliefdb.in_force(uuid,uuid) to beliefdb_reader;
 grant execute on function beliefdb.in_force_at(uuid,uuid,timestamp with time zone) to beliefdb_reader;
 grant execute on function beliefdb.in_scope(jsonb,jsonb) to beliefdb_reader;
 grant execute on function beliefdb.job_readable(text) to beliefdb_reader;
+grant execute on function beliefdb.job_totals(text,bigint) to beliefdb_reader;
 grant execute on function beliefdb.jobs(text,integer,bigint) to beliefdb_reader;
 grant execute on function beliefdb.latest_outcome(uuid,uuid) to beliefdb_reader;
 grant execute on function beliefdb.live_at(beliefdb.belief,timestamp with time zone) to beliefdb_reader;
@@ -208,6 +239,7 @@ grant execute on function beliefdb.replaced_on(tstzrange,tstzrange,timestamp wit
 grant execute on function beliefdb.resolve_belief(text) to beliefdb_reader;
 grant execute on function beliefdb.resolve_memory(text) to beliefdb_reader;
 grant execute on function beliefdb.resolve_node(text,beliefdb.node_kind[]) to beliefdb_reader;
+grant execute on function beliefdb.resolve_review_item(text,text[]) to beliefdb_reader;
 grant execute on function beliefdb.resolve_source(text,integer) to beliefdb_reader;
 grant execute on function beliefdb.resolve_target(text) to beliefdb_reader;
 grant execute on function beliefdb.review_count() to beliefdb_reader;
@@ -355,7 +387,8 @@ $$;
 -- either. Every privilege on schema beliefdb and its functions, tables, sequences, columns and types
 -- held by a role other than the object's owner, beliefdb_app and beliefdb_reader (whose grants this
 -- file made afresh; a column privilege neither holds is revoked from them too) is revoked, and each
--- role it was revoked from is named in a warning (beliefdb migrate prints it).
+-- role it was revoked from is named in a warning (beliefdb migrate prints it), beliefdb_app and
+-- beliefdb_reader too when they held one this file did not grant again (beliefdb_role_privilege_before).
 -- public keeps its usage of the types, PostgreSQL's default. beliefdb_ext, where beliefdb creates
 -- the extensions a database lacks, holds the extensions' objects, not beliefdb's: a team may grant
 -- its roles usage there. A role gets beliefdb's API by membership in beliefdb_app, and its reads
@@ -419,6 +452,12 @@ begin
         or (f.kind = 'schema' and f.grantee in (select a.grantee from pg_catalog.pg_namespace n
                                                 cross join lateral pg_catalog.aclexplode(n.nspacl) a
                                                 where n.nspname = 'beliefdb'));
+    -- (beliefdb_app and beliefdb_reader: what they held before this file and do not hold now)
+    insert into pg_temp.beliefdb_foreign_grant
+    select distinct b.grantee, b.kind, b.object, b.columns
+      from (select * from pg_temp.beliefdb_role_privilege_before
+            except
+            select * from pg_temp.beliefdb_role_privilege) b;
     for v_grantee, v_what in
         select case g.grantee when 0 then 'public' else g.grantee::regrole::text end,
                pg_catalog.array_agg(pg_catalog.format('%s %s', g.n, case when g.n = 1 then g.kind else g.kind || 's' end)
@@ -430,8 +469,15 @@ begin
     loop
         raise warning 'beliefdb revoked privileges not on beliefdb''s allow-list from role %: on %', v_grantee,
             pg_catalog.array_to_string(v_what, ', ')
-            using hint = 'a role gets beliefdb''s API by membership in beliefdb_app, its reads alone in beliefdb_reader';
+            using hint = case when v_grantee in ('beliefdb_app', 'beliefdb_reader')
+                              then pg_catalog.format('%s holds what beliefdb grants it (sql/api/80_privileges.sql), '
+                                                     'no more: a grant to it by hand is taken back by every migration',
+                                                     v_grantee)
+                              else 'a role gets beliefdb''s API by membership in beliefdb_app, its reads alone in '
+                                   'beliefdb_reader' end;
     end loop;
     drop table pg_temp.beliefdb_foreign_grant;
+    drop table pg_temp.beliefdb_role_privilege_before;
+    drop view pg_temp.beliefdb_role_privilege;
 end
 $$;
