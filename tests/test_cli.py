@@ -343,8 +343,9 @@ def test_migrate_says_when_it_brought_the_functions_up_to_date_at_the_same_revis
     with psycopg.connect(db_url, autocommit=True) as admin:
         admin.execute("comment on table beliefdb.alembic_version is 'beliefdb schema an-older-package'")
     head = migrate_mod.head_revision()
-    assert cli("migrate").stdout.strip() == \
-        f"schema at revision {head} (its functions, views and grants applied again: they were another beliefdb's)"
+    assert cli("migrate").stdout.strip() == (
+        f"schema at revision {head} (its functions, views and grants applied again: the database's were another build's"
+        " of this revision)")
     assert cli.json("migrate") == {"before": head, "after": head, "refreshed": False, "revoked": []}
     assert cli("migrate").stdout.strip() == f"schema at revision {head} (already current)"
 

@@ -245,6 +245,61 @@ def test_what_the_reader_may_call_calls_only_what_it_may(postgresql: psycopg.Con
     assert calls == GUARDED_CALLS
 
 
+def test_a_readers_login_reads_with_the_command_line_and_writes_nothing(reader: Reader, cli: Cli) -> None:
+    """beliefdb's commands act as beliefdb_app, which an auditor's login may not: they said "this database user
+    cannot act as beliefdb_app: ... grant beliefdb_app to <user>", the write access it must not have. A login of
+    beliefdb_reader (and not beliefdb_app) acts as beliefdb_reader: its reads answer, in any workspace it may bind
+    (a login made by hand binds any), and a write is refused by the database, said as an auditor's."""
+    assert reader.mine[:8] in cli("beliefs", "--db", reader.url, "-w", "A").stdout
+    assert reader.other[:8] in cli("beliefs", "--db", reader.url, "-w", "B").stdout
+    assert cli("audit", "verify", "--db", reader.url, "-w", "A").stdout.startswith("audit chain ok")
+    assert "Returns are accepted within 7 days." in cli("why", reader.mine[:8], "--db", reader.url, "-w", "A").stdout
+    cli("jobs", "--db", reader.url, "-w", "A")
+    refused = cli.error("forget", "--source", "policy.md", "--preview", "--db", reader.url, "-w", "A",
+                        code="permission_denied")
+    login = reader.login
+    assert refused["message"].startswith(f"login {login} is a read-only auditor's (beliefdb_reader): it reads and"
+                                         " never writes"), refused
+    with psycopg.connect(reader.admin, autocommit=True) as conn:
+        assert conn.execute("select count(*) from beliefdb.source where name = 'mine.md'").fetchone() == (0,)
+        # a login of neither role is told both, and exits 1
+        conn.execute(sql.SQL("revoke beliefdb_reader from {}").format(sql.Identifier(login)))
+    line = cli.one_line_error("beliefs", "--db", reader.url, "-w", "A")
+    assert line == (f"error: login {login} is a member of neither beliefdb_app, which the CLI and the library act as,"
+                    f" nor beliefdb_reader (an auditor's, which only reads): run 'beliefdb migrate' as the schema owner"
+                    f" and 'grant beliefdb_app to {login}' (or 'grant beliefdb_reader to {login}' to read only)")
+
+
+def test_a_read_only_login_confined_to_one_workspace(reader: Reader, cli: Cli) -> None:
+    """agent create --read-only: an auditor of one workspace, granted beliefdb_reader and bound as an agent's
+    login is. It sees that workspace alone in the directory, binds no other, and writes nothing; agent list
+    says it only reads. (A login granted beliefdb_reader by hand binds any workspace it names.)"""
+    name = f"audit_{secrets.token_hex(4)}"
+    try:
+        made = cli.json("agent", "create", name, "-w", "A", "--read-only")
+        assert made["read_only"] is True
+        with psycopg.connect(made["url"], autocommit=True) as conn:
+            assert conn.execute("select name from beliefdb.workspace").fetchall() == [("A",)]
+            assert conn.execute("select id::text from beliefdb.current_beliefs").fetchall() == [(reader.mine,)]
+            assert conn.execute("select ok from beliefdb.audit_verify()").fetchone() == (True,)  # (bound by its login)
+            with pytest.raises(pg_errors.InsufficientPrivilege):
+                conn.execute("select beliefdb.retract('source', 'policy.md', 'audit')")
+        with psycopg.connect(reader.admin, autocommit=True) as conn:
+            other = conn.execute("select id::text from beliefdb.workspace where name = 'B'").fetchone()
+            assert conn.execute("select pg_has_role(%s, 'beliefdb_app', 'member')", (name,)).fetchone() == (False,)
+        with psycopg.connect(made["url"], autocommit=True) as conn:
+            conn.execute("select set_config('beliefdb.workspace_id', %s, false)", other)
+            with pytest.raises(pg_errors.InsufficientPrivilege, match="cannot act in another"):
+                conn.execute("select count(*) from beliefdb.belief")
+        assert reader.mine[:8] in cli("beliefs", "--db", made["url"]).stdout
+        cli.error("beliefs", "--db", made["url"], "-w", "B", code="permission_denied")
+        (listed,) = [a for a in cli.json("agent", "list") if a["name"] == name]
+        assert (listed["workspace"], listed["read_only"]) == ("A", True)
+        assert f"{name}\tA\t" in cli("agent", "list").stdout and "(read only)" in cli("agent", "list").stdout
+    finally:
+        cli("agent", "drop", name, expect=None)
+
+
 def test_a_grant_by_hand_to_the_reader_is_named_when_a_migration_takes_it_back(cli: Cli, db_url: str) -> None:
     """docs/dba.md: a migration names each role it revoked from; a grant by hand to beliefdb_reader (or
     beliefdb_app) was taken back unsaid."""

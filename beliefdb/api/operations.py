@@ -242,12 +242,14 @@ def revoke_token(token_id: str, *, url: str | None = None, home: str | Path | No
     return tokens.revoke_token(resolve_url(url, home=_home(home)), token_id)
 
 
-def create_agent(name: str, workspace: str, *, password: str | None = None, url: str | None = None,
-                 home: str | Path | None = None) -> AgentCreated:
+def create_agent(name: str, workspace: str, *, password: str | None = None, read_only: bool = False,
+                 url: str | None = None, home: str | Path | None = None) -> AgentCreated:
     """A database login role for an agent: it logs in with ``password`` (else a generated one, in the
     result only, with a connection URL), is its own principal, and acts in ``workspace`` only, whatever
-    its session sets. Needs the schema owner's database user, as tokens do."""
-    return agents.create_agent(resolve_url(url, home=_home(home)), name, workspace, password)
+    its session sets. ``read_only``: an auditor's login, granted beliefdb_reader instead of beliefdb_app: it
+    reads that workspace (psql, the CLI's reads, the library) and never writes. Needs the schema owner's
+    database user, as tokens do."""
+    return agents.create_agent(resolve_url(url, home=_home(home)), name, workspace, password, read_only=read_only)
 
 
 def list_agents(*, workspace: str | None = None, url: str | None = None,

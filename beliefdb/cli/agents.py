@@ -35,24 +35,29 @@ def agent_create(
     password_stdin: Annotated[bool, typer.Option(
         "--password-stdin", help="Read the password from the first line of standard input (at least 12"
                                  " characters) instead of generating one.")] = False,
+    read_only: Annotated[bool, typer.Option(
+        "--read-only", help="An auditor's login: granted beliefdb_reader instead of beliefdb_app, it reads the"
+                            " workspace (psql, beliefdb's read commands) and never writes.")] = False,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
-    """Create an agent's login role (granted beliefdb_app, bound to one workspace) and print its
-    connection URL once: the password is not kept, only its SCRAM-SHA-256 verifier."""
+    """Create an agent's login role (granted beliefdb_app, or beliefdb_reader with --read-only; bound to one
+    workspace) and print its connection URL once: the password is not kept, only its SCRAM-SHA-256 verifier."""
     with errors(as_json):
         password = _read_password(as_json) if password_stdin else None
-        made = api.create_agent(name, workspace, password=password, url=db, home=home)
+        made = api.create_agent(name, workspace, password=password, read_only=read_only, url=db, home=home)
     if as_json:
         typer.echo(render.to_json(made))
         return
     typer.echo(made.url)
-    typer.echo(f"agent {made.name} in workspace {made.workspace}: its URL holds the password, shown once", err=True)
+    what = "read-only login" if made.read_only else "agent"
+    typer.echo(f"{what} {made.name} in workspace {made.workspace}: its URL holds the password, shown once", err=True)
 
 
 @for_terminal
 def _line(agent: AgentLogin) -> str:
     workspace = agent.workspace if agent.workspace is not None else f"(deleted workspace {agent.workspace_id})"
-    state = "" if agent.can_login else "\t(role dropped or altered by hand: cannot log in)"
+    state = "\t(read only)" if agent.read_only else ""
+    state += "" if agent.can_login else "\t(role dropped or altered by hand: cannot log in)"
     if agent.role_of_database is not None:
         state += f"\t(role of database {agent.role_of_database}: this one is a copy of it)"
     return f"{agent.name}\t{workspace}\t{agent.created_at.isoformat()}{state}"
@@ -64,7 +69,7 @@ def agent_list(
     workspace: Annotated[str | None, typer.Option("--workspace", "-w", help="Only this workspace's agents.")] = None,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
-    """List agents' logins (never their passwords): name, workspace, created."""
+    """List agents' logins (never their passwords): name, workspace, created, and (read only) for an auditor's."""
     with errors(as_json):
         rows = api.list_agents(workspace=workspace, url=db, home=home)
     if as_json:

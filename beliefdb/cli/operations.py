@@ -87,8 +87,10 @@ def migrate(
         typer.echo(render.to_json(done))
     else:
         was = " (installed)" if done.before is None else f" (was {done.before})"
-        same = (" (its functions, views and grants applied again: they were another beliefdb's)" if done.refreshed
-                else " (already current)")
+        # (refreshed: at this revision, but the SQL it holds is not this package's, by its fingerprint: a build
+        # of beliefdb with other functions, views or grants migrated it last)
+        same = (" (its functions, views and grants applied again: the database's were another build's of this"
+                " revision)" if done.refreshed else " (already current)")
         typer.echo(f"schema at revision {done.after}" + (was if done.before != done.after else same))
 
 

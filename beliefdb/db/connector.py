@@ -1,19 +1,19 @@
-"""The one place that talks to PostgreSQL: the pool, workspace binding, transactions, and the
-mapping of database errors to beliefdb's exceptions. (Which database, and starting or migrating it,
-is :mod:`beliefdb.db.bootstrap`'s.)
+"""The one place that talks to PostgreSQL: the pool, workspace binding, transactions (the mapping of
+database errors to beliefdb's exceptions is :mod:`beliefdb.db.translation`'s; which database, and starting or
+migrating it, :mod:`beliefdb.db.bootstrap`'s).
 
-Every connection acts as the application role ``beliefdb_app`` and is bound to one
-workspace, so row-level security, not Python, keeps workspaces apart. Every connection beliefdb
-opens (:func:`connect`) is named after the process in ``pg_stat_activity`` (``application_name``:
-``beliefdb``, or the command, e.g. ``beliefdb ingest``) and carries beliefdb's session settings:
-timeouts, so a client that dies or hangs does not hold the workspace's write lock for long.
+Every connection acts as the application role ``beliefdb_app`` (an auditor's login, a member of
+``beliefdb_reader`` and not of ``beliefdb_app``, as ``beliefdb_reader``: it reads, and the database refuses
+its writes) and is bound to one workspace, so row-level security, not Python, keeps workspaces apart.
+Every connection beliefdb opens (:func:`connect`) is named after the process in ``pg_stat_activity``
+(``application_name``: ``beliefdb``, or the command, e.g. ``beliefdb ingest``) and carries beliefdb's
+session settings: timeouts, so a client that dies or hangs does not hold the workspace's write lock for long.
 
 Rules cited as "rule N" are those of docs/rules.md.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -21,16 +21,20 @@ from typing import Any, LiteralString
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg import sql
 from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
 
 from beliefdb import errors
-from beliefdb.db import composites, conninfo, refusals, timeouts
+from beliefdb.db import composites, conninfo, timeouts
 from beliefdb.db.pooling import Pool
 from beliefdb.db.queries import Q
 from beliefdb.db.timeouts import apply as _apply
 from beliefdb.db.timeouts import session_settings
+from beliefdb.db.translation import READER_ROLE as READER_ROLE
+from beliefdb.db.translation import reader_refusal
+from beliefdb.db.translation import sql_detail as sql_detail
+from beliefdb.db.translation import translate as translate
+from beliefdb.db.translation import translated_errors as translated_errors
 
 APP_ROLE = "beliefdb_app"
 DEFAULT_WORKSPACE = "default"
@@ -70,95 +74,6 @@ def connect(url: str, *, autocommit: bool = False, migration: bool = False,
     return conn
 
 
-# the setting behind each timeout PostgreSQL reports
-_TIMEOUTS = (("statement timeout", "statement_timeout"),
-             ("idle-in-transaction timeout", "idle_in_transaction_session_timeout"))
-
-
-def sql_detail(exc: BaseException) -> dict[str, Any]:
-    """The JSON object beliefdb's SQL puts in an error's DETAIL for a program to read (``{"waited_for":
-    "analyze"}``, ``{"needs": "winner", ...}``), of a database error or of the one a beliefdb exception
-    was translated from; {} for any other."""
-    cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
-    detail = cause.diag.message_detail if isinstance(cause, psycopg.Error) and cause.diag else None
-    if not detail or not detail.startswith("{"):
-        return {}
-    try:
-        found = json.loads(detail)
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
-def translate(exc: psycopg.Error) -> errors.BeliefDBError:
-    """A beliefdb exception for a database error, with a one-line message that keeps the server's
-    hint (what to do about it): ``message (hint: ...)``."""
-    message = conninfo.masked(
-        (exc.diag.message_primary if exc.diag and exc.diag.message_primary else str(exc)).splitlines()[0])
-    hint = " ".join(exc.diag.message_hint.split()) if exc.diag and exc.diag.message_hint else ""
-    if hint:
-        message = f"{message} (hint: {hint})"
-    sqlstate = exc.sqlstate or ""
-    own = errors.from_error_code(sqlstate, message, sql_detail(exc)) or refusals.refusal(exc)  # (beliefdb.error_code)
-    if own is not None:
-        return own
-    if isinstance(exc, psycopg.OperationalError) and not sqlstate:
-        return errors.DatabaseUnavailable(message)
-    if isinstance(exc, psycopg.DataError) and not sqlstate:
-        # psycopg refused to send the caller's value (a NUL character in text): nothing was sent
-        return errors.InvalidInput(message)
-    if sqlstate == "22P05" and exc.diag and "\\u0000" in (exc.diag.message_detail or ""):
-        # the same NUL, sent inside JSON (a claim's fields): said as psycopg says it of plain text
-        return errors.InvalidInput("PostgreSQL text fields cannot contain NUL (0x00) bytes")
-    if sqlstate.startswith("08") or sqlstate.startswith("57P"):
-        return errors.DatabaseUnavailable(message)
-    if sqlstate == "55P03" and sql_detail(exc).get("waited_for") == "analyze":
-        # one session at a time gathers a table's statistics, whatever its workspace (every ANALYZE of
-        # beliefdb's tables says so in the error's detail)
-        return errors.StatisticsBusy(
-            "another session is gathering planner statistics of a table this change needs (a forget gathers"
-            " them before it commits, rule 14; a bulk ingest after it, in any workspace): gave up waiting after"
-            f" {timeouts.named('lock_timeout')}; nothing was changed: try again")
-    if sqlstate == "55P03":
-        # lock_timeout: in practice the workspace's write lock, which every writer takes first
-        return errors.WorkspaceBusy(
-            "another writer holds this workspace (or a migration holds a table): gave up waiting after"
-            f" {timeouts.named('lock_timeout')}; nothing was changed: try again")
-    if sqlstate.startswith("40") or sqlstate in ("57014", "25P03"):
-        # a deadlock, a serialization failure, a statement timeout, a transaction left idle too long:
-        # nothing was changed, try again
-        hint = next((f"{timeouts.named(setting)}; " for words, setting in _TIMEOUTS if words in message), "")
-        return errors.DatabaseUnavailable(f"{message} ({hint}nothing was changed: try again)")
-    if sqlstate.startswith("54"):
-        # a program limit, e.g. a name longer than an index row may hold
-        return errors.InvalidInput(f"too large: {message}")
-    if sqlstate == "42501" and message.startswith("permission denied for schema beliefdb"):
-        # beliefdb's tables without their grants: a migration that stopped before the head (migrate --sql
-        # --to), or a restore without beliefdb's roles; migrate re-applies every grant
-        return errors.DatabaseUnavailable(
-            f"{message}: beliefdb's schema here lacks its grants (a migration stopped before the head, or a"
-            " restore without beliefdb's roles): run 'beliefdb migrate' as the schema's owner")
-    if sqlstate == "42501":
-        return errors.PermissionDenied(message)
-    if sqlstate.startswith("23"):
-        return errors.IntegrityViolation(message)
-    if sqlstate.startswith("22"):
-        return errors.InvalidInput(message)
-    return errors.BeliefDBError(message)
-
-
-@contextmanager
-def translated_errors() -> Iterator[None]:
-    try:
-        yield
-    except psycopg.Error as exc:
-        raise translate(exc) from exc
-    except UnicodeEncodeError as exc:
-        # a lone surrogate in a library argument: psycopg cannot send it, and nothing was sent
-        raise errors.InvalidInput(f"text that is not valid UTF-8 (a lone surrogate at position {exc.start})"
-                                  " cannot be stored") from exc
-
-
 #: seconds to wait for the server before saying it cannot be reached
 PROBE_TIMEOUT = 5
 
@@ -194,18 +109,24 @@ def app_connection(url: str, workspace_id: str | None = None,
         yield conn
 
 
-def _bind(conn: psycopg.Connection[Any], workspace_id: str | None, principal: str | None) -> None:
+def _bind(conn: psycopg.Connection[Any], workspace_id: str | None, principal: str | None) -> bool:
+    """Bind the session and act as the application role, or as the reader's role for an auditor's login (a
+    member of beliefdb_reader and not of beliefdb_app): True then, and its reads work while the database
+    refuses every write (:meth:`Database.transaction` says so)."""
     with translated_errors():
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id or "",))
         conn.execute("select set_config('beliefdb.principal', %s, false)", (principal or "",))
         try:
-            conn.execute(sql.SQL("set role {}").format(sql.Identifier(APP_ROLE)))
+            row = conn.execute(Q.act_as).fetchone()
         except pg_errors.InsufficientPrivilege as exc:
+            login = conn.info.user
             raise errors.PermissionDenied(
-                f"this database user cannot act as {APP_ROLE}: run 'beliefdb migrate' as the schema owner "
-                f"and 'grant {APP_ROLE} to <user>'") from exc
+                f"login {login} is a member of neither {APP_ROLE}, which the CLI and the library act as, nor"
+                f" {READER_ROLE} (an auditor's, which only reads): run 'beliefdb migrate' as the schema owner and"
+                f" 'grant {APP_ROLE} to {login}' (or 'grant {READER_ROLE} to {login}' to read only)") from exc
         except pg_errors.InvalidParameterValue as exc:
             raise not_installed() from exc
+    return row is not None and row[0] == READER_ROLE
 
 
 def app_pool(url: str, *, max_size: int = 2) -> Pool:
@@ -233,7 +154,10 @@ def not_installed() -> errors.DatabaseUnavailable:
                                       + errors.spelled("beliefdb.api.migrate(url)", "'beliefdb migrate'"))
 
 class Database:
-    """A pool of connections acting as ``beliefdb_app``, bound to one workspace."""
+    """A pool of connections acting as ``beliefdb_app``, bound to one workspace; acting as ``beliefdb_reader``
+    for an auditor's login (``reader``: the login), whose reads work and whose writes the database refuses."""
+
+    reader: str | None = None
 
     def __init__(self, url: str, workspace: str | None = None, *, principal: str | None = None,
                  max_size: int = 4) -> None:
@@ -297,7 +221,8 @@ class Database:
     def _looked_up(self, conn: psycopg.Connection[Any], name: str | None
                    ) -> tuple[str, str, TypeInfo | None, composites.Composites, psycopg.Connection[Any]]:
         with translated_errors():
-            _bind(conn, None, self.principal)
+            # (an auditor's login acts as the reader's role: its login, said in a refusal of a write)
+            self.reader = conn.info.user if _bind(conn, None, self.principal) else None
             try:
                 bound = conn.execute(Q.bound_workspace_name).fetchone()
             except pg_errors.UndefinedTable as exc:
@@ -328,6 +253,20 @@ class Database:
         16: an index probe when nothing did), so no reader sees a belief current past its valid time, or what rested
         on it still holding (nothing when the session fixed its clock: a read writes nothing, rule 13). Committed
         on its own when it took the workspace's write lock: a read would keep every writer waiting until it ended."""
+        try:
+            with self._transaction(conn, snapshot=snapshot) as c:
+                yield c
+        except errors.PermissionDenied as exc:
+            if self.reader is None:
+                raise
+            said = reader_refusal(exc, self.reader)
+            if said is exc:
+                raise
+            raise said from exc.__cause__
+
+    @contextmanager
+    def _transaction(self, conn: psycopg.Connection[Any] | None, *,
+                     snapshot: bool) -> Iterator[psycopg.Connection[Any]]:
         if conn is not None:
             if snapshot:  # (a savepoint has its transaction's snapshot)
                 raise ValueError("a snapshot is a transaction of its own, not a savepoint in a caller's")

@@ -393,6 +393,16 @@ select to_regclass('beliefdb.workspace');
 -- The id (as text) of a workspace by its name
 select id::text from beliefdb.workspace where name = %s;
 
+-- act_as --
+-- Act as the application role (set role), or as the reader's role for a login that is a member of beliefdb_reader and not of beliefdb_app (an auditor's: it reads and never writes, docs/rules.md rule 13); the role, and the login (the set role fails when it is a member of neither)
+select pg_catalog.set_config('role',
+           case when pg_catalog.to_regrole('beliefdb_reader') is not null
+                     and pg_catalog.pg_has_role(session_user, 'beliefdb_reader', 'member')
+                     and not (pg_catalog.to_regrole('beliefdb_app') is not null
+                              and pg_catalog.pg_has_role(session_user, 'beliefdb_app', 'member'))
+                then 'beliefdb_reader' else 'beliefdb_app' end, false),
+       session_user::text;
+
 -- bound_workspace_name --
 -- The workspace this session is bound to, by name, and the login (no row when none is, or it was deleted since)
 select w.name, session_user::text as login from beliefdb.workspace w where w.id = beliefdb.current_workspace_id();
@@ -1081,9 +1091,11 @@ insert into beliefdb.agent_login (workspace_id, role_name) values (%(workspace_i
 returning created_at;
 
 -- agent_login_list --
--- The agents' login roles (of one workspace, or all) by name: the workspace (null once deleted), whether the role logs in, and the other database of this server its role was made for, if it was (its comment: in a copy of that one, restored from its dump or made from it as a template; a database renamed or dropped since is no other)
+-- The agents' login roles (of one workspace, or all) by name: the workspace (null once deleted), whether the role logs in, whether it only reads (an auditor's: beliefdb_reader, not beliefdb_app), and the other database of this server its role was made for, if it was (its comment: in a copy of that one, restored from its dump or made from it as a template; a database renamed or dropped since is no other)
 select a.role_name as name, w.name as workspace, a.workspace_id, a.created_at,
-       coalesce(r.rolcanlogin, false) as can_login, d.datname as role_of_database
+       coalesce(r.rolcanlogin, false) as can_login, d.datname as role_of_database,
+       coalesce(pg_catalog.pg_has_role(r.oid, 'beliefdb_reader', 'member')
+                and not pg_catalog.pg_has_role(r.oid, 'beliefdb_app', 'member'), false) as read_only
   from beliefdb.agent_login a
   left join beliefdb.workspace w on w.id = a.workspace_id
   left join pg_catalog.pg_roles r on r.rolname = a.role_name

@@ -61,7 +61,8 @@ class OutcomeRecorded:
 @dataclass(frozen=True)
 class Migration:
     """The schema revision before and after a migration (equal: it was already current, or ``refreshed``:
-    at that revision, its functions, views and grants were another beliefdb's and were applied again)."""
+    at that revision, its functions, views and grants were another build's of beliefdb, by their fingerprint, and
+    this one's were applied again)."""
 
     before: str | None
     after: str
@@ -232,7 +233,8 @@ class AgentLogin:
     ``can_login`` is False when the role was dropped or altered by hand since. ``role_of_database``:
     another database of this server, when the role was made for that one: this database is a copy of it
     (restored from its dump, or made from it as a template), whose bindings came along while the role is the
-    cluster's, shared (None otherwise)."""
+    cluster's, shared (None otherwise). ``read_only``: an auditor's login (``agent create --read-only``), a member
+    of beliefdb_reader and not of beliefdb_app: it reads its workspace and never writes."""
 
     name: str
     workspace: str | None
@@ -240,11 +242,13 @@ class AgentLogin:
     created_at: datetime
     can_login: bool
     role_of_database: str | None = None
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
 class AgentCreated:
-    """A new agent login: ``password`` and ``url`` (which holds it) are shown this once."""
+    """A new agent login: ``password`` and ``url`` (which holds it) are shown this once. ``read_only``: granted
+    beliefdb_reader instead of beliefdb_app (an auditor of the workspace: it reads and never writes)."""
 
     name: str
     workspace: str
@@ -252,6 +256,7 @@ class AgentCreated:
     created_at: datetime
     password: str
     url: str
+    read_only: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """Per-agent logins: a database login role per agent, with a SCRAM-SHA-256 password, granted
-``beliefdb_app`` and bound to one workspace (``beliefdb.agent_login``).
+``beliefdb_app`` and bound to one workspace (``beliefdb.agent_login``); or, for an auditor of one workspace,
+granted ``beliefdb_reader`` instead (``read_only``): it reads that workspace and never writes (rule 13 of
+docs/rules.md), and binds no other.
 
 A session logged in as such a role is its own principal (``beliefdb.current_principal``: the login,
 whatever it sets) and acts in its workspace only (``beliefdb.current_workspace_id`` refuses a
@@ -23,7 +25,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from beliefdb import errors
-from beliefdb.db.connector import APP_ROLE, translate, translated_errors
+from beliefdb.db.connector import APP_ROLE, READER_ROLE, translate, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_workspace_name
 from beliefdb.models import AgentCreated, AgentLogin
@@ -71,10 +73,12 @@ def login_url(url: str, name: str, password: str) -> str:
     return f"postgresql://{netloc}/{quote(str(dbname), safe='')}{query}"
 
 
-def create_agent(url: str, name: str, workspace: str, password: str | None = None) -> AgentCreated:
-    """A new login role ``name`` granted ``beliefdb_app`` and bound to ``workspace``, with ``password``
-    (else a generated one). One transaction: the role, its binding and an ``agent.create`` event in
-    the workspace's audit chain, or nothing."""
+def create_agent(url: str, name: str, workspace: str, password: str | None = None, *,
+                 read_only: bool = False) -> AgentCreated:
+    """A new login role ``name`` granted ``beliefdb_app`` (``beliefdb_reader`` when ``read_only``: an auditor's)
+    and bound to ``workspace``, with ``password`` (else a generated one). One transaction: the role, its binding
+    and an ``agent.create`` event in the workspace's audit chain, or nothing."""
+    role = READER_ROLE if read_only else APP_ROLE
     _check_name(name)
     check_workspace_name(workspace)
     chosen = password if password is not None else secrets.token_urlsafe(24)
@@ -94,19 +98,19 @@ def create_agent(url: str, name: str, workspace: str, password: str | None = Non
             owns = conn.execute(Q.owns_schema).fetchone()
             owner = conn.info.user if owns is not None and owns[0] else None
             conn.execute(sql.SQL("create role {} login password {} in role {}").format(
-                sql.Identifier(name), sql.Literal(verifier), sql.Identifier(APP_ROLE)))
+                sql.Identifier(name), sql.Literal(verifier), sql.Identifier(role)))
             owner = None
             conn.execute(sql.SQL("comment on role {} is {}").format(
                 sql.Identifier(name), sql.Literal(f"{MARKER} (database {conn.info.dbname})")))
             row = conn.execute(Q.agent_login_insert, {"workspace_id": found[0], "name": name}).fetchone()
-            _audit(conn, found[0], "agent.create", name)
+            _audit(conn, found[0], "agent.create", name, **({"read_only": True} if read_only else {}))
     except errors.PermissionDenied as exc:
         if owner is not None:
-            raise _create_refused(url, owner, exc) from exc
+            raise _create_refused(url, owner, exc, role) from exc
         raise _as_owner("creating an agent's login", exc) from exc
     assert row is not None
     return AgentCreated(name=name, workspace=workspace, workspace_id=found[0], created_at=row[0], password=chosen,
-                        url=login_url(url, name, chosen))
+                        url=login_url(url, name, chosen), read_only=read_only)
 
 
 def _audit(conn: psycopg.Connection[Any], workspace_id: Any, action: str, name: str, **more: Any) -> None:
@@ -198,19 +202,20 @@ def _unbound_only(conn: psycopg.Connection[Any], name: str) -> AgentLogin | None
     return found[0]
 
 
-def _create_refused(url: str, owner: str, exc: errors.PermissionDenied) -> errors.PermissionDenied:
+def _create_refused(url: str, owner: str, exc: errors.PermissionDenied, role: str) -> errors.PermissionDenied:
     """Why the schema's owner may not make an agent's role: it takes createrole and, from PostgreSQL 16, the
-    admin option on beliefdb_app (which a superuser's plain grant does not give): the hint names what it lacks."""
+    admin option on ``role``, beliefdb_app or beliefdb_reader (which a superuser's plain grant does not give): the
+    hint names what it lacks."""
     with _owner_connection(url) as conn, translated_errors():
-        app = conn.execute(Q.role_oid, (APP_ROLE,)).fetchone()
+        app = conn.execute(Q.role_oid, (role,)).fetchone()
         rights = conn.execute(Q.role_rights, (app[0],)).fetchone() if app is not None else None
     createrole, admin = (bool(rights[0]), bool(rights[1])) if rights is not None else (False, False)
     runs = ([] if createrole else [f"\"alter role {owner} createrole\""]) + (
-        [] if admin else [f"\"grant {APP_ROLE} to {owner} with admin option\""])
+        [] if admin else [f"\"grant {role} to {owner} with admin option\""])
     if not runs:  # (refused for another reason: both, as the server's message says the rest)
-        runs = [f"\"alter role {owner} createrole\"", f"\"grant {APP_ROLE} to {owner} with admin option\""]
+        runs = [f"\"alter role {owner} createrole\"", f"\"grant {role} to {owner} with admin option\""]
     return errors.PermissionDenied(
-        f"creating an agent's login makes a login role in {APP_ROLE}, and {owner} may not: {exc.message}"
+        f"creating an agent's login makes a login role in {role}, and {owner} may not: {exc.message}"
         f" (hint: run 'beliefdb agent create' as a superuser, or a superuser runs {' and '.join(runs)} once)")
 
 
