@@ -11,41 +11,19 @@ import typer
 from typer.core import TyperGroup
 
 from beliefdb import api, render
-from beliefdb.cli import (
-    agents as cli_agents,
-)
-from beliefdb.cli import (
-    bulk as cli_bulk,
-)
-from beliefdb.cli import (
-    calibrate as cli_calibrate,
-)
-from beliefdb.cli import (
-    lifecycle as cli_lifecycle,
-)
-from beliefdb.cli import (
-    operations as cli_operations,
-)
-from beliefdb.cli import (
-    queue as cli_queue,
-)
-from beliefdb.cli import (
-    repair as cli_repair,
-)
-from beliefdb.cli import (
-    retrieval as cli_retrieval,
-)
+from beliefdb.cli import agents as cli_agents
+from beliefdb.cli import bulk as cli_bulk
+from beliefdb.cli import calibrate as cli_calibrate
+from beliefdb.cli import lifecycle as cli_lifecycle
+from beliefdb.cli import operations as cli_operations
+from beliefdb.cli import queue as cli_queue
+from beliefdb.cli import repair as cli_repair
+from beliefdb.cli import retrieval as cli_retrieval
 from beliefdb.cli import scale as cli_scale
-from beliefdb.cli import (
-    serve as cli_serve,
-)
+from beliefdb.cli import serve as cli_serve
 from beliefdb.cli import stdin as cli_stdin
-from beliefdb.cli import (
-    tokens as cli_tokens,
-)
-from beliefdb.cli import (
-    truth as cli_truth,
-)
+from beliefdb.cli import tokens as cli_tokens
+from beliefdb.cli import truth as cli_truth
 from beliefdb.cli.common import (
     CLAIMS_HELP,
     MEMORY,

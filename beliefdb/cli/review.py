@@ -33,7 +33,7 @@ def review_list(
     *, memory: Memory, as_json: Json = False,
 ) -> None:
     """Open review items, oldest first (--kind: only those of a kind), each ending with who may resolve it
-    ([owner: alice]; --json: owners). Page through many with --limit N and --after LAST_ID. beliefdb why ITEM
+    (owner: alice; --json: owners). Page through many with --limit N and --after LAST_ID. beliefdb why ITEM
     explains one, open or resolved (who resolved it, when, the note)."""
     with errors(as_json), memory.open() as bdb:
         rows = bdb.review_items(limit=limit, after=after, kind=kind)
