@@ -245,7 +245,9 @@ def test_a_name_that_is_also_a_word_stays_a_name(bdb: beliefdb.BeliefDB) -> None
 
 
 @pytest.mark.parametrize("fragments, after, parts", [
-    (False, 0, ["a", "b"]),  # nothing matched by the question's words: no line sets the rest apart
+    # nothing matched by the question's words: the line says so first (trial57: "Do you have a HIPAA BAA?"
+    # listed five unrelated beliefs as a plain answer, where a question some words matched set them apart)
+    (False, 0, ["separator", "a", "b"]),
     (False, 1, ["a", "separator", "b"]),
     (False, 2, ["a", "b"]),  # every belief matched by the words
     (True, 0, ["fragments", "separator", "a", "b"]),
@@ -258,3 +260,16 @@ def test_the_context_and_the_text_lay_the_answer_out_by_one_rule(fragments: bool
     decided twice, by the prompt-ready context and by the command line's text, each its own copy of the rule:
     one layout (``ask_parts``) both follow."""
     assert list(ask_parts(["a", "b"], fragments, after)) == parts
+
+
+def test_beliefs_no_word_of_the_question_matches_are_said_to_be_so(bdb: beliefdb.BeliefDB) -> None:
+    """(trial57) "Do you have a HIPAA BAA?" answered five unrelated beliefs, found by meaning alone, as a
+    plain answer (status ok, no line), where a question some words matched set such beliefs apart: with
+    nothing the words match, the line comes first, and the hint says they may not answer it."""
+    line = "Dana works at Acme."
+    bdb.remember(line, "dana", "works_at", "Acme", line, source="dana.md", text=line + "\n")
+    result = bdb.ask("Does Dana enjoy jazz?", k=3)
+    assert [b.belief.value for b in result.beliefs] == ["Acme"] and result.fragments == [], result.context
+    assert result.fragments_after == 0
+    assert result.hint is not None and "no belief shares a word with the question" in result.hint
+    assert BELIEFS_AFTER_TEXT in result.context.splitlines()[:3], result.context

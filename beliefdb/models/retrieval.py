@@ -77,14 +77,15 @@ def ask_parts(beliefs: Sequence[_Shown], fragments: bool,
               fragments_after: int) -> Iterator[_Shown | Literal["fragments", "separator"]]:
     """The order an answer of ask is shown in, the prompt-ready context and the command line's text alike:
     the beliefs the question's words match, then the unextracted text (``fragments``: whether there is any),
-    then the line :data:`BELIEFS_AFTER_TEXT` where something comes before it, then the beliefs found by
+    then the line :data:`BELIEFS_AFTER_TEXT` (first when nothing matched the words), then the beliefs found by
     meaning or by a name alone (``AskResult.fragments_after``); the text last when every belief matched."""
     for i, belief in enumerate(beliefs):
         if i == fragments_after:
             if fragments:
                 yield "fragments"
-            if fragments or i > 0:  # (set apart from the text, or from the beliefs the words match)
-                yield "separator"
+            # (set apart from the text, from the beliefs the words match, or, when nothing matched the
+            # words, said first: beliefs near the question in meaning alone may not answer it at all)
+            yield "separator"
         yield belief
     if fragments and fragments_after >= len(beliefs):
         yield "fragments"
@@ -108,7 +109,8 @@ class AskResult:
     #: or a speaker's of the turns they quote, listed first), before the rest (found by vector or name
     #: alone), fragments or not; one numbering runs across both
     fragments_after: int = 0
-    #: why nothing matched, when memory can say: an as-of moment before the workspace recorded anything
+    #: why nothing matched, when memory can say: an as-of moment before the workspace recorded anything;
+    #: or, with beliefs, that none of them shares a word with the question (found by meaning or name alone)
     hint: str | None = None
     #: with memory_unavailable, the code of the error that kept memory from answering (``reason`` its
     #: message): ``workspace_busy`` (another writer held the workspace: try again soon) or

@@ -301,6 +301,9 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     # text the words match between the two
     answers = [a for a in answers if a.belief.id in worded] + [a for a in answers if a.belief.id not in worded]
     after = len(worded)
+    if answers and not after and hint is None:
+        hint = ("no belief shares a word with the question: these were found by meaning or by a subject's name"
+                " alone and may not answer it")
     context = _context(question, as_of, answers, degraded, fragments, after) if answers or fragments else ""
     return AskResult(status=status, question=question, as_of=as_of, beliefs=answers, context=context,
                      degraded=degraded, fragments=fragments, fragments_after=after, hint=hint)
