@@ -8,7 +8,9 @@ says how many jobs match in each status, and how many --limit left out."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import psycopg
 from conftest import Cli
 
 import beliefdb
@@ -75,3 +77,17 @@ def test_jobs_says_how_many_match_in_each_status_and_what_the_limit_left_out(cli
     assert (said["matching"], said["totals"]) == (2, {"queued": 2, "running": 0, "done": 0, "failed": 0})
     assert cli.json("jobs", "--status", "done", "--totals")["totals"] == {"queued": 0, "running": 0, "done": 0,
                                                                           "failed": 0}
+
+
+def test_a_text_read_by_an_older_build_of_its_extractor_is_queued_again(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """(review) The skip compared the extractor's name alone: after an upgrade that reads text differently
+    (a new rule, a claim renamed), a drop folder submitted again was "unchanged, not queued" for good, where a
+    direct ingest reads it again. A done job's build (a digest of the reading code) must match."""
+    (job,) = bdb.submit(text=POLICY, source="returns.md")
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert bdb.submit(text=POLICY, source="returns.md") == []  # the same build: nothing to read again
+    postgresql.execute("update beliefdb.job set payload = payload || '{\"extractor_build\": \"rules:older\"}'"
+                       " where id = %s", (job,))
+    postgresql.commit()
+    assert len(bdb.submit(text=POLICY, source="returns.md")) == 1

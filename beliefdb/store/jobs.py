@@ -43,7 +43,7 @@ from beliefdb.store import ingest
 from beliefdb.store.beliefs import check_page_limit
 from beliefdb.store.conversations import CHAT_SUFFIXES, read_chat_file
 from beliefdb.store.documents import named_documents
-from beliefdb.text.registry import EXTRACTORS
+from beliefdb.text.registry import EXTRACTORS, extractor_build
 from beliefdb.text.turns import TurnSpan, lay_out
 from beliefdb.vocabulary import AUTHORITIES, LABELS, ORIGINS
 
@@ -70,7 +70,8 @@ def _payload(text: str, options: ingest.SourceOptions, extractor: str, path: str
              turns: Sequence[TurnSpan] | None = None) -> dict[str, Any]:
     payload: dict[str, Any] = {"source": options.name, "text": text, "path": path, "authority": options.authority,
                                "label": options.provenance, "origin": options.origin,
-                               "version_label": options.version_label, "extractor": extractor}
+                               "version_label": options.version_label, "extractor": extractor,
+                               "extractor_build": extractor_build(extractor)}
     if turns is not None:  # a conversation: where each turn lies in the text, who said it, when
         payload["turns"] = [t.to_json() for t in turns]
     return payload

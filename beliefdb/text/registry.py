@@ -8,14 +8,17 @@ the names imports none of them."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Final
 
 from beliefdb.errors import InvalidInput
 from beliefdb.text.extractor import Extractor
 
-__all__ = ["EXTRACTORS", "get_extractor"]
+__all__ = ["EXTRACTORS", "extractor_build", "get_extractor"]
 
 
 class _Registry(Mapping[str, type[Extractor]]):
@@ -58,3 +61,20 @@ def get_extractor(name: str) -> Extractor:
     if name not in EXTRACTORS:
         raise InvalidInput(f"unknown extractor '{name}' (choose from: {', '.join(sorted(EXTRACTORS))})")
     return EXTRACTORS[name]()
+
+
+def extractor_build(name: str) -> str:
+    """What a text read by the extractor ``name`` depends on in this installation: its name and a digest
+    of this package's code (the rules and their names, the model's prompt and answer schema). A queued
+    text its source holds in force already is not queued again only when a done job read it with the
+    same build (beliefdb.job_submit): after an upgrade that reads text differently, a drop folder
+    submitted again is read again, as a direct ingest would read it."""
+    return f"{name}:{_code_digest()}"
+
+
+@functools.cache
+def _code_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]

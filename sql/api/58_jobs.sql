@@ -15,8 +15,9 @@
 -- newest job of its source still to run (queued, or running: a worker holds it), when this principal
 -- submitted it; or, with no job of its source to run, a document's text (no turns) whose sha256 is the
 -- version in force of its source (not retracted), whose options change nothing of the source
--- (authority, label, origin), and that a done job read with the same extractor (the text in force
--- again still settles claims not recorded before, which another extractor may find: rule 18). One
+-- (authority, label, origin), and that a done job read with the same extractor, of the same build (the
+-- text in force again still settles claims not recorded before, which another extractor, or a newer
+-- build of it, may find: rule 18; the payload's extractor_build, a digest of the reading code). One
 -- row per payload, in order: the job queued, or null and why it was not (unchanged).
 -- (before unchanged, it returned setof bigint: a result of another type cannot be replaced in place. Dropped
 -- only then: dropped at every migration, it was made anew, and the migrating role's default privileges
@@ -118,7 +119,8 @@ begin
                           where d.workspace_id = v_ws and d.status = 'done'
                             and d.payload ->> 'source' = s.name
                             and d.result ->> 'version' = v.version::text
-                            and coalesce(d.payload ->> 'extractor', 'rules') = coalesce(e.p ->> 'extractor', 'rules'))) v
+                            and coalesce(d.payload ->> 'extractor', 'rules') = coalesce(e.p ->> 'extractor', 'rules')
+                            and d.payload ->> 'extractor_build' is not distinct from e.p ->> 'extractor_build')) v
         on true;
     with queued as (
         insert into beliefdb.job (workspace_id, kind, payload, max_attempts)
