@@ -38,6 +38,8 @@ class Candidate:
     ``scope`` is stored as a read-only copy and left out of the hash, so candidates stay hashable.
     ``unless_given``: a past value inferred, not said ("I moved from W to X": W until the turn), which the
     database stores only when the workspace never gave the subject that value before (``beliefdb._add_claims``).
+    ``refused``: why the evidence gate must reject it, found by its extractor where only it can see (a model's
+    own quote before it is widened to its turn: :func:`beliefdb.text.gate.model_quote`); None for any other.
     Nothing is validated here: the evidence gate and the ingest step report what is wrong.
     """
 
@@ -53,6 +55,7 @@ class Candidate:
     start: int | None = None
     end: int | None = None
     unless_given: bool = False
+    refused: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scope", MappingProxyType(dict(self.scope)))

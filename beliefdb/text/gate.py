@@ -3,6 +3,13 @@
 A quote is accepted only as an exact substring: no normalisation, no whitespace folding.
 When it is not, the reason says how close it came, so an extractor's author can fix it.
 The database checks the offsets again and refuses evidence that does not match.
+
+A model's proposal (the llm extractor's, not a caller's own claims nor the rule extractor's, which read
+whole sentences by fixed rules) must also quote whole words and support its value
+(:func:`model_quote`): a quote that cuts a word ("e", "The C") or a value that shares no word or number
+with its quote ("10 million" quoting "e") is refused. The extractor runs this check where the model's
+own quote is known (a conversation's quote is widened to its whole turn afterwards) and marks the
+candidate :attr:`~beliefdb.text.extractor.Candidate.refused`; the gate rejects it with that reason.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Final
 
 from beliefdb.text.extractor import Candidate
 
@@ -91,12 +99,82 @@ def locate(text: str, candidate: Candidate, forms: SourceForms | None = None) ->
     return Located(candidate, start, start + len(quote))
 
 
+# scripts written without spaces between words: a quote may begin or end inside a run of their letters
+_UNSPACED: Final = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x2E80, 0x9FFF), (0xF900, 0xFAFF),
+                    (0x20000, 0x3FFFF))
+
+
+def _in_word(ch: str) -> bool:
+    return ch.isalnum() and not any(a <= ord(ch) <= b for a, b in _UNSPACED)
+
+
+def cuts_a_word(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` begins or ends inside a word (a letter or digit on both sides of a cut)."""
+    return (0 < start < len(text) and _in_word(text[start - 1]) and _in_word(text[start])) or \
+        (0 < end < len(text) and _in_word(text[end - 1]) and _in_word(text[end]))
+
+
+def _plain(s: str) -> str:
+    """``s`` compared as words are: NFKD without its accents, case folded, whitespace as one space."""
+    decomposed = unicodedata.normalize("NFKD", s)
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())
+
+
+_NUMBER: Final = re.compile(r"\d+(?:[.,'’]\d+)*")
+_LETTERS: Final = re.compile(r"[^\W\d_]{2,}")
+
+
+def _numbers(s: str) -> set[str]:
+    return {re.sub(r"[,'’]", "", n) for n in _NUMBER.findall(s)}
+
+
+def shares_a_word(value: str, quote: str) -> bool:
+    """Whether ``value`` has a word of 2+ letters or a number its quote has too (case, accents and whitespace
+    aside; a word as the start of one of the quote's: "refund" in "Refunds"; a number whole: "5" is not in
+    "15"), or has neither (nothing to compare). "60 days" for "sixty days" shares "days"."""
+    value, quote = _plain(value), _plain(quote)
+    words, numbers = _LETTERS.findall(value), _numbers(value)
+    if not words and not numbers:
+        return True
+    if numbers & _numbers(quote):
+        return True
+    return any(re.search(rf"(?<![^\W\d_]){re.escape(w)}", quote) or (not _in_word(w[0]) and w in quote)
+               for w in words)
+
+
+#: the reasons :func:`model_quote` gives (the ingest report's rejected and skipped lists say them)
+CUTS_A_WORD: Final = "quote cuts a word (a model's quote must begin and end at word boundaries)"
+VALUE_NOT_QUOTED: Final = "the value shares no word or number with its quote"
+
+
+def model_quote(text: str, quote: str, value: str, within: tuple[int, int] | None = None
+                ) -> tuple[int, int, str | None] | None:
+    """Where a model's ``quote`` for ``value`` lies in ``text`` (in ``within``, a span of it, when given): the
+    first occurrence that begins and ends on word boundaries, with None, or the first occurrence and why the
+    proposal is refused (:data:`CUTS_A_WORD`, :data:`VALUE_NOT_QUOTED`); None when it is not in the text
+    verbatim (the gate says how close it came)."""
+    lo, hi = within if within is not None else (0, len(text))
+    if not quote.strip():
+        return None
+    first = at = text.find(quote, lo, hi)
+    if first < 0:
+        return None
+    while at >= 0 and cuts_a_word(text, at, at + len(quote)):
+        at = text.find(quote, at + 1, hi)
+    if at < 0:
+        return first, first + len(quote), CUTS_A_WORD
+    return at, at + len(quote), None if shares_a_word(value, quote) else VALUE_NOT_QUOTED
+
+
 def gate(text: str, candidates: list[Candidate]) -> tuple[list[Located], list[tuple[Candidate, str]]]:
     """Split candidates into located ones and rejected ones with reasons; none is dropped."""
     forms = SourceForms(text)
     located: list[Located] = []
     rejected: list[tuple[Candidate, str]] = []
     for candidate in candidates:
+        if candidate.refused is not None:  # (a model's proposal its extractor found refused: model_quote)
+            rejected.append((candidate, candidate.refused))
+            continue
         result = locate(text, candidate, forms)
         if isinstance(result, Located):
             located.append(result)

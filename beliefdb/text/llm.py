@@ -29,9 +29,13 @@ prompt says the quote must be copied from the document exactly, character for ch
 
 The model proposes; it decides nothing. Candidates go through the same exact-quote evidence gate as every other
 extractor (:mod:`beliefdb.text.gate`): a paraphrased or invented quote is rejected with its reason and counted in the
-ingest report, never stored. Offsets are never taken from the model: ``start``/``end`` stay None and the gate
-finds the quote in the text. Subject and attribute are normalised like the rule extractor's
-(:func:`beliefdb.text.extractor.normalise_name`), so both name the same thing the same way. A kind outside
+ingest report, never stored. Offsets are never taken from the model: the gate finds the quote in the text (its
+first occurrence on word boundaries). More is asked of a model than of other extractors (rule 1 of docs/rules.md,
+:func:`beliefdb.text.gate.model_quote`, checked on the model's own quote before a conversation's is widened to its
+turn): a quote that cuts a word, a value that shares no word or number with its quote, and a first-person quote of
+one turn given to another subject than its speaker are refused with the reason (:mod:`beliefdb.text.proposals`).
+Subject and attribute are normalised like the rule extractor's (:func:`beliefdb.text.extractor.normalise_name`), so
+both name the same thing the same way. A kind outside
 :data:`beliefdb.vocabulary.BELIEF_KINDS` becomes ``other``; the same candidate from two pieces of a document is
 kept once.
 
@@ -72,6 +76,7 @@ from beliefdb.text.llm_schema import (
 from beliefdb.text.llm_schema import MalformedAnswer as _Malformed
 from beliefdb.text.llm_schema import content as _content
 from beliefdb.text.naming import as_said, speaker_subject
+from beliefdb.text.proposals import checked, other_speaker
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import BELIEF_KINDS
 
@@ -226,7 +231,7 @@ class LLMExtractor(Extractor):
                                     on_attempt=self._counted, on_retry=self._retrying)
 
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
-        return self._extract(text, source_name, conversation=False)
+        return [checked(c, text) for c in self._extract(text, source_name, conversation=False)]
 
     def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str,
                       read: Sequence[TurnSpan] | None = None) -> list[Candidate]:
@@ -248,7 +253,12 @@ class LLMExtractor(Extractor):
             turn = turn or turn_of(candidate, text, turns, speaker_subject)
             if candidate.subject in _FIRST_PERSON and turn is not None:
                 candidate = replace(candidate, subject=speaker_subject(turn.speaker))
-            said = as_said(candidate if turn is None else on_turn(candidate, text, turn), roles, source_name)
+            # (checked before its quote is widened to its turn: the model's own quote)
+            candidate = checked(candidate, text, turn)
+            if candidate.refused is None and turn is not None:
+                candidate = replace(candidate, refused=other_speaker(candidate, turn))
+            kept = candidate if turn is None or candidate.refused is not None else on_turn(candidate, text, turn)
+            said = as_said(kept, roles, source_name)
             if said is not None:
                 out.append(said)
         return out

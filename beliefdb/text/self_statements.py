@@ -67,7 +67,7 @@ from beliefdb.text.said_values import (
     without_emoji,
 )
 
-__all__ = ["FIRST_PERSON_RE", "Found", "first_person", "self_statement"]
+__all__ = ["FIRST_PERSON_RE", "Found", "first_person", "says_i", "self_statement"]
 
 _APOS: Final = r"['’]"
 _I_AM: Final = rf"(?:i{_APOS}m|i am)"
@@ -360,6 +360,15 @@ def _without_fillers(sentence: str) -> str:
         now = (f"{who} am " if who.lower() == "i" else f"{who}'re ") if perfect.group("been") else f"{who} "
         body = now + body[perfect.end():]
     return body
+
+
+_I_RE: Final = re.compile(rf"\b(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
+
+
+def says_i(quote: str) -> bool:
+    """Whether ``quote`` speaks in the first person singular anywhere (I, I'm, me, my, mine, myself: English
+    only); "we" and "our" may speak for others too."""
+    return _I_RE.search(quote) is not None
 
 
 def first_person(sentence: str) -> bool:
