@@ -74,3 +74,21 @@ def test_a_refusal_in_words_text_cannot_hold_fails_the_job_with_them_shown(
     assert (report.done, report.failed) == (0, 1), report
     (failed,) = bdb.jobs(status="failed")
     assert failed.id == job and "bad \ufffd key" in (failed.last_error or ""), failed
+
+
+def test_a_slow_llm_is_no_client_idle_too_long_in_the_jobs_transaction(
+        llm: ChatServer, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endpoint slower than BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT (within BELIEFDB_LLM_TIMEOUT) had the server
+    end the job's transaction at every attempt ("terminating connection due to idle-in-transaction timeout"),
+    until the job failed as "its worker died during 5 of its 5 attempts", where a direct ingest, asking before its
+    transaction, worked. The job's transaction may stay idle as long as the llm may take: the job is done."""
+    monkeypatch.setenv("BELIEFDB_LLM_TIMEOUT", "20")
+    monkeypatch.setenv("BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT", "0.3")
+    llm.answers(Reply(answer(WINDOW), delay=1.0))
+    with beliefdb.connect(db_url) as bdb:
+        (job,) = bdb.submit(text=DOC, source="return-policy.md", extractor="llm")
+        report = bdb.work(once=True, embed=False)
+        assert (report.done, report.failed) == (1, 0) and report.outcomes[0].id == job, report
+        assert [b.value for b in bdb.beliefs()] == ["7 days"]
+        # (raised for the job's transaction only: the session's own is as it was)
+        assert bdb.database.scalar("show idle_in_transaction_session_timeout") == "300ms"

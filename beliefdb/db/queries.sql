@@ -1494,6 +1494,15 @@ select beliefdb.job_started(%s, %s);
 -- The start this transaction recorded (job_started) of a job by this worker
 select max(s.id) from beliefdb.job_start s where s.job_id = %s and s.worker = %s;
 
+-- job_extraction_time --
+-- Let the transaction of the job this worker took stay idle while its llm extractor reads the document, for
+-- at most this many milliseconds: the session's idle_in_transaction_session_timeout raised to it for this
+-- transaction only (never lowered, and left off where it is off); docs/operations.md, Limits
+select pg_catalog.set_config('idle_in_transaction_session_timeout',
+                             greatest(s.setting::bigint, %s::bigint)::text, true)
+  from pg_catalog.pg_settings s
+ where s.name = 'idle_in_transaction_session_timeout' and s.setting <> '0';
+
 -- job_start_lost --
 -- A start of a queued job whose worker lost its connection: no attempt (deleted); whether it was
 select beliefdb.job_start_lost(%s);

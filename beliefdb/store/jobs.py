@@ -14,6 +14,9 @@ but lost the job's connection (a server restart, pg_terminate_backend) says that
 once it reaches the database again (``job_start_lost``): a lost database is not the document's fault.
 The workers' loop is :mod:`beliefdb.store.workers`.
 
+The llm is asked in the job's transaction (its row lock holds the job), whose idle timeout is raised to the
+longest the llm may take (``job_extraction_time``): a slow endpoint is no hung client, nor the document's fault.
+
 The new beliefs are embedded after the job commits, as ``ingest`` does (a model is far slower than
 the writes, and the workspace's write lock is held until commit). A worker killed between the
 commit and the embedding leaves them without vectors: a worker embeds every belief without one
@@ -267,8 +270,9 @@ def _message(exc: Exception) -> str:
     return " ".join(storable(said).split()) or type(exc).__name__
 
 
-def _check_worker(payload: dict[str, Any]) -> None:
-    """InvalidInput when this worker's own settings refuse the job: its ingest size limit, its llm endpoint."""
+def _check_worker(payload: dict[str, Any]) -> float | None:
+    """InvalidInput when this worker's own settings refuse the job: its ingest size limit, its llm endpoint;
+    else the longest its llm extractor may take to read it, in seconds (None: another extractor)."""
     # These are the worker's settings, not the job's input: another worker (a higher limit, an endpoint
     # configured) may take the job, so they use up its attempts rather than fail it at once (as before:
     # tests/test_queue_retry.py fails over-limit documents through their attempts and retries them).
@@ -276,7 +280,8 @@ def _check_worker(payload: dict[str, Any]) -> None:
     if payload.get("extractor") == "llm":
         from beliefdb.text.llm import LLMConfig  # (only here: most jobs never need the llm)
 
-        LLMConfig.from_env()
+        return LLMConfig.from_env().longest(payload["text"])
+    return None
 
 
 def _started(db: Database, job_id: int, worker: str) -> int:
@@ -291,8 +296,8 @@ def _started(db: Database, job_id: int, worker: str) -> int:
 
 def _lost(conn: psycopg.Connection[Any], exc: BaseException) -> bool:
     """Whether the job's connection was lost while this worker lives: ended by the server (a restart,
-    pg_terminate_backend), not by the job's own doing (a transaction left idle too long, 25P03: an extraction
-    longer than BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT uses up its attempts, as before)."""
+    pg_terminate_backend), not by the job's own doing (a transaction left idle too long, 25P03: a rule
+    extraction longer than BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT uses up its attempts, as before)."""
     cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
     return conn.broken and not (isinstance(cause, psycopg.Error) and cause.sqlstate == "25P03")
 
@@ -361,8 +366,10 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
                                            version_label=payload.get("version_label"))
             checked = False  # (whether this worker's settings took the job: see _check_worker)
             try:
-                _check_worker(payload)
+                longest = _check_worker(payload)
                 checked = True
+                if longest is not None:  # (the llm answers in this transaction: not a client idle too long)
+                    c.execute(Q.job_extraction_time, (round(longest * 1000),))
                 report = ingest.ingest_text(db, payload["text"], options,
                                             extractor=payload.get("extractor") or "rules", path=payload.get("path"),
                                             embed=False, conn=c, turns=_turns(payload))

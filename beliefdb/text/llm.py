@@ -62,7 +62,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from beliefdb import errors, settings
-from beliefdb.openai_client import EndpointError, Failed, Malformed, OpenAIClient, Refused
+from beliefdb.openai_client import MAX_WAIT, EndpointError, Failed, Malformed, OpenAIClient, Refused
 from beliefdb.text.extractor import Candidate, Extractor, on_turn, turn_of
 from beliefdb.text.llm_schema import (
     RESPONSE_FORMAT,
@@ -174,6 +174,13 @@ class LLMConfig:
                    timeout=configured.llm_timeout, retries=configured.llm_retries,
                    http_retries=configured.llm_http_retries, backoff=configured.llm_backoff,
                    chunk_chars=configured.llm_chunk_chars)
+
+    def longest(self, text: str) -> float:
+        """The longest reading ``text`` may take, in seconds: for each of its pieces, every re-ask of a
+        malformed answer times every HTTP attempt (each answer within about twice the timeout) and the waits
+        between them (at most :data:`beliefdb.openai_client.MAX_WAIT` each)."""
+        attempts = (self.http_retries + 1) * 2 * self.timeout + self.http_retries * MAX_WAIT
+        return max(len(chunk_text(text, self.chunk_chars)), 1) * (self.retries + 1) * attempts
 
     @property
     def endpoint(self) -> str:
