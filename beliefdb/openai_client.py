@@ -66,7 +66,10 @@ class Refused(EndpointError):
 
     def explained(self, endpoint: str, settings: str) -> str:
         """One line for the caller's error: which endpoint refused, its status and message, and the settings to
-        check (asking again will not help)."""
+        check (asking again will not help); what made it unsendable, when it was refused before it was sent (a
+        key no HTTP header can carry)."""
+        if self.status is None:
+            return f"no request was sent to the {endpoint}: {self.problem}; check {settings}"
         said = f": {errors.echoed(self.said)}" if self.said else ""
         return (f"the {endpoint} refused the request with HTTP {self.status}{said}; trying again will not help:"
                 f" check {settings}")

@@ -323,6 +323,10 @@ def test_a_key_that_is_not_ascii_is_refused_in_words(serve: Any) -> None:
     with pytest.raises(Refused, match="the API key is not ASCII text") as caught:
         client.post("embeddings", {"input": ["a"], "model": "m"})
     assert "secr" not in str(caught.value)
+    # (the llm extractor's error said "refused the request with HTTP None", without these words)
+    said = caught.value.explained("llm endpoint x", "BELIEFDB_LLM_API_KEY")
+    assert said == ("no request was sent to the llm endpoint x: the API key is not ASCII text, which an HTTP header"
+                    " cannot carry; check BELIEFDB_LLM_API_KEY"), said
     client = OpenAIClient(serve().url, api_key="sk-abc123\n", retries=3)
     with pytest.raises(Refused, match="the API key holds a line break") as caught:
         client.post("embeddings", {"input": ["a"], "model": "m"})
