@@ -256,7 +256,7 @@ def test_malformed_json_is_re_asked_and_counted(llm: ChatServer, bdb: beliefdb.B
 
 @pytest.mark.parametrize("bad", [
     json.dumps([WINDOW]),                                               # not the object
-    json.dumps({"beliefs": [{**WINDOW, "value": 7}]}),                  # wrong type
+    json.dumps({"beliefs": [{**WINDOW, "value": ["7 days"]}]}),         # wrong type
     json.dumps({"beliefs": [{k: v for k, v in WINDOW.items() if k != "quote"}]}),  # missing field
     json.dumps({"beliefs": [{**WINDOW, "subject": "  "}]}),             # empty name
     json.dumps({"beliefs": [{**WINDOW, "scope": [{"key": "region"}]}]}),  # bad scope

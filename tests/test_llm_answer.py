@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from beliefdb.text.llm import RESPONSE_FORMAT, SCHEMA, BeliefItem
-from beliefdb.text.llm_schema import MalformedAnswer, parse_answer
+from beliefdb.text.llm_schema import MalformedAnswer, content, parse_answer
 from beliefdb.vocabulary import BELIEF_KINDS
 
 Q7 = "Returns are accepted within 7 days of delivery."
@@ -48,7 +48,7 @@ def test_the_schema_is_generated_from_the_model_in_strict_form() -> None:
     ("{}", "beliefs: Field required"),
     ('{"beliefs": {}}', "beliefs: Input should be a valid list"),
     (beliefs("x"), "beliefs[0]: Input should be a valid dictionary"),
-    (beliefs({**WINDOW, "value": 7}), "beliefs[0].value: Input should be a valid string"),
+    (beliefs({**WINDOW, "value": [7]}), "beliefs[0].value: Input should be a valid string"),
     (beliefs(without("quote")), "beliefs[0].quote: Field required"),
     (beliefs({**WINDOW, "statement": " "}), "beliefs[0].statement: must not be empty"),
     (beliefs({**WINDOW, "subject": "  "}), "beliefs[0].subject: must not be empty"),
@@ -81,3 +81,16 @@ def test_what_it_accepts_beyond_the_schema() -> None:
     assert [(c.key, c.value) for c in item.scope] == [("region", "EU")]
     (item,) = parse_answer(f"```json\n{beliefs({**without('scope'), 'kind': 'guideline'})}\n```")
     assert item.kind == "guideline" and item.scope == []  # the extractor keeps an unknown kind as 'other'
+
+
+def test_a_number_or_a_boolean_value_is_its_text() -> None:
+    """``"value": 6`` was a malformed answer, asked again: it is the text the model meant."""
+    found = [item.value for item in parse_answer(beliefs(*({**WINDOW, "value": v} for v in (6, 7.0, 2.5, True))))]
+    assert found == ["6", "7", "2.5", "true"]
+
+
+def test_an_answer_cut_at_the_token_limit_is_said_so() -> None:
+    """An answer cut short (finish_reason "length") was re-asked as "not JSON", not saying why."""
+    body = {"choices": [{"finish_reason": "length", "message": {"role": "assistant", "content": '{"beliefs": [{"st'}}]}
+    with pytest.raises(MalformedAnswer, match=r"cut at the model's token limit \(finish_reason \"length\"\)"):
+        content(body)

@@ -20,7 +20,7 @@ from beliefdb.store import ingest
 from beliefdb.text.extractor import Candidate
 
 DOC = ("The company salary budget is set every year. The CFO is Dana White.\n\nLamps cost 5 EUR.\n\n"
-       "Alice works at Siemens now.\n\nRefunds are paid within sixty days.\n")
+       "Alice works at Siemens now.\n\nRefunds are paid within sixty days.\n\nNothing here is of any note.\n")
 CUTS = "quote cuts a word (a model's quote must begin and end at word boundaries)"
 UNQUOTED = "the value shares no word or number with its quote"
 
@@ -53,6 +53,9 @@ def test_a_quote_that_cuts_a_word_or_does_not_support_its_value_is_rejected(
         ("Alice works at Siemens now.", UNQUOTED), ("Lamps cost 5 EUR.", UNQUOTED), ("The C", CUTS), ("e", CUTS)]
     gated = {(s.quote, s.detail) for s in report.skipped if s.reason == "gate"}
     assert ("Alice works at Siemens now.", UNQUOTED) in gated, report.skipped
+    # (said of the model, not of rules: "no rule of the extractor matched")
+    assert [s.detail for s in report.skipped if s.quote == "Nothing here is of any note."] == [
+        "the model proposed no belief from it"]
 
 
 def test_a_first_person_quote_is_its_speakers_and_a_turn_is_no_cover_for_a_cut_word(

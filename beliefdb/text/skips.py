@@ -152,9 +152,13 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
         elif quote.rstrip().endswith(("?", "？")):
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "a question states no fact"))
         else:
-            skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "no rule of the extractor matched"))
+            skipped.append(Skipped(quote, f.start, f.end, "no_pattern", NOTHING_PROPOSED.get(
+                extractor, "no rule of the extractor matched")))
     return skipped, warnings
 
+
+#: why a sentence gave nothing, by the extractor that read it (another: no rule of the extractor matched)
+NOTHING_PROPOSED: Final = {"llm": "the model proposed no belief from it"}
 
 #: why a part of a sentence wrapped onto the next line produced no belief (alone it is cut short)
 WRAPPED: Final = ("a sentence wrapped onto the next line: the rule extractor reads a line at a time, and either"
