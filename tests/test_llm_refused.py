@@ -8,6 +8,7 @@ is a real HTTP server on 127.0.0.1 (:class:`test_extract_llm.ChatServer`), the d
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,9 @@ def test_a_refusal_is_extractor_refused_in_one_line_asked_once_and_nothing_is_st
     assert said.startswith(f"the llm endpoint {llm.url}/chat/completions refused the request with HTTP {status}:"
                            f" scripted {status};"), said
     assert "BELIEFDB_LLM_API_KEY" in said and "BELIEFDB_LLM_MODEL" in said and "'test-model'" in said, said
+    # (a URL without its /v1 is a 404, a server without structured outputs a 400: each named where it may be)
+    assert ("BELIEFDB_LLM_URL (an OpenAI-compatible base URL, most often ending in /v1)" in said) == (status == 404)
+    assert ("response_format json_schema" in said) == (status in (400, 422)), said
     assert not isinstance(caught.value, errors.ExtractorUnavailable)
     assert len(llm.seen) == 1  # not retried
     assert counts(postgresql) == dict.fromkeys(TABLES, 0)
@@ -57,14 +61,20 @@ def test_what_may_pass_stays_extractor_unavailable(llm: ChatServer, bdb: beliefd
 
 
 def test_over_http_a_refusal_is_502_without_retry_after_and_a_failure_503_with_it(
-        llm: ChatServer, http_client: TestClient, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        llm: ChatServer, http_client: TestClient, db_url: str, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
     alice = bearer(db_url)
     llm.answers(Reply(status=401, body=BAD_KEY))
-    answer = http_client.post("/sources", json={"source": "p.md", "text": DOC, "extractor": "llm"}, headers=alice)
+    with caplog.at_level(logging.WARNING, logger="beliefdb.serve"):
+        answer = http_client.post("/sources", json={"source": "p.md", "text": DOC, "extractor": "llm"}, headers=alice)
     assert answer.status_code == 502 and answer.json()["error"] == "extractor_refused", answer.text
     assert "Retry-After" not in answer.headers, answer.headers
-    said = answer.json()["message"]
-    assert "HTTP 401: Incorrect API key provided: sk-wrong.;" in said and "BELIEFDB_LLM_API_KEY" in said, said
+    # a remote caller is not shown the server's endpoint, nor told to check the server's variables: its log is
+    assert answer.json()["message"] == (
+        "the server's llm endpoint refused the request with HTTP 401; trying again will not help: its LLM settings"
+        " are its operator's to fix (the server's log says why)"), answer.text
+    logged = " ".join(r.getMessage() for r in caplog.records if r.name == "beliefdb.serve")
+    assert f"{llm.url}/chat/completions refused the request with HTTP 401: Incorrect API key" in logged, logged
     turn = http_client.post("/conversations/maya-chat/turns", json={"speaker": "Maya", "text": "I live in Lisbon.",
                                                                      "extractor": "llm"}, headers=alice)
     assert turn.status_code == 502 and turn.json()["error"] == "extractor_refused", turn.text
@@ -74,6 +84,7 @@ def test_over_http_a_refusal_is_502_without_retry_after_and_a_failure_503_with_i
     answer = http_client.post("/sources", json={"source": "p.md", "text": DOC, "extractor": "llm"}, headers=alice)
     assert answer.status_code == 503 and answer.json()["error"] == "extractor_unavailable", answer.text
     assert answer.headers.get("Retry-After") == "1", answer.headers
+    assert answer.json()["message"] == "the server's llm endpoint failed after 1 attempt (the server's log says why)"
     assert http_client.get("/beliefs", headers=alice).json() == []
 
     paths = http_client.get("/openapi.json").json()["paths"]

@@ -10,15 +10,9 @@ Usage::
 The rule extractor stays the default; without ``BELIEFDB_LLM_URL`` the ``llm`` extractor is refused with
 :class:`beliefdb.errors.InvalidInput` when it is created (importing this module needs no configuration).
 
-Other settings (environment, or :class:`LLMConfig` in code):
-
-- ``BELIEFDB_LLM_TIMEOUT`` seconds for a request's whole answer (default 60; an answer over 64 MiB is not read);
-- ``BELIEFDB_LLM_RETRIES`` re-asks after a malformed answer (not JSON, or not the schema; default 2);
-- ``BELIEFDB_LLM_HTTP_RETRIES`` retries after HTTP 429/5xx, timeouts and connection errors (default 3, at most 20),
-  waiting ``BELIEFDB_LLM_BACKOFF`` seconds (default 0.5) doubled each time, or the server's ``Retry-After``, at most
-  30 s each time;
-- ``BELIEFDB_LLM_CHUNK_CHARS`` the largest piece of a document sent in one request (default 6000): long documents
-  are cut at paragraph breaks (lines, then a hard cut, for a longer paragraph) and each piece is asked for separately.
+Other settings (environment, or :class:`LLMConfig` in code): ``BELIEFDB_LLM_TIMEOUT``, ``_RETRIES`` (re-asks of a
+malformed answer), ``_HTTP_RETRIES``, ``_BACKOFF``, ``_CHUNK_CHARS`` (the largest piece of a document asked for in one
+request): ``beliefdb config`` lists each with its value and what it does (:mod:`beliefdb.settings`).
 
 What is sent: ``POST {BELIEFDB_LLM_URL}/chat/completions`` (:mod:`beliefdb.openai_client`, on httpx) with
 ``temperature`` 0 and a strict JSON schema as ``response_format`` (``{"type": "json_schema", ...}``):
@@ -324,8 +318,9 @@ class LLMExtractor(Extractor):
                 messages.append({"role": "user", "content": (
                     f"That answer was not usable: {reason}. Answer again with only the JSON object "
                     '{"beliefs": [...]} of the schema, quotes copied exactly from the document.')})
-        raise errors.ExtractorUnavailable(
-            f"the llm extractor got no usable answer from {self.config.endpoint} in {_attempts(attempts)}: {reason}")
+        raise errors.ExtractorUnavailable(_for_caller(
+            f"the llm extractor got no usable answer from {self.config.endpoint} in {_attempts(attempts)}: {reason}",
+            f"gave no usable answer in {_attempts(attempts)}"))
 
     def _counted(self) -> None:
         self.stats.requests += 1
@@ -344,12 +339,19 @@ class LLMExtractor(Extractor):
         except Malformed as exc:
             raise _Malformed(exc.problem) from None
         except Refused as exc:
-            raise errors.ExtractorRefused(exc.explained(
+            url = ("BELIEFDB_LLM_URL (an OpenAI-compatible base URL, most often ending in /v1), "
+                   if exc.status == 404 else "")
+            schema = (", and that the server takes response_format json_schema (structured outputs)"
+                      if exc.status in (400, 422) else "")
+            raise errors.ExtractorRefused(_for_caller(exc.explained(
                 f"llm endpoint {endpoint}",
-                f"BELIEFDB_LLM_API_KEY and BELIEFDB_LLM_MODEL (now {self.config.model!r})")) from None
+                f"{url}BELIEFDB_LLM_API_KEY and BELIEFDB_LLM_MODEL (now {self.config.model!r}){schema}"),
+                f"refused the request{f' with HTTP {exc.status}' if exc.status else ''}; trying again will not"
+                " help: its LLM settings are its operator's to fix")) from None
         except Failed as exc:
-            raise errors.ExtractorUnavailable(
-                f"the llm endpoint {endpoint} failed after {_attempts(exc.attempts)}: {exc.problem}") from None
+            raise errors.ExtractorUnavailable(_for_caller(
+                f"the llm endpoint {endpoint} failed after {_attempts(exc.attempts)}: {exc.problem}",
+                f"failed after {_attempts(exc.attempts)}")) from None
         except EndpointError as exc:  # pragma: no cover - the three above are all there is
             raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint}: {exc.problem}") from None
 
@@ -370,6 +372,15 @@ def _without_label(candidate: Candidate, text: str,
                     return replace(candidate, quote=text[turn.start:end], start=None, end=None), turn
         at = text.find(quote, at + 1)
     return candidate, None
+
+
+def _for_caller(said: str, remote: str) -> str:
+    """``said``, or to a remote caller of ``beliefdb serve`` (:func:`beliefdb.errors.for_remote`) that the server's
+    llm endpoint ``remote``: its URL and settings are the operator's, whose log keeps ``said``."""
+    if not errors.for_remote():
+        return said
+    logging.getLogger("beliefdb.serve").warning("%s", said)
+    return f"the server's llm endpoint {remote} (the server's log says why)"
 
 
 def _attempts(n: int) -> str:
