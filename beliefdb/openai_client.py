@@ -6,7 +6,8 @@ arrives, each read waiting the timeout at most: within about twice it in all) an
 :data:`MAX_ANSWER_BYTES` long and, when there is a key,
 ``Authorization: Bearer …`` (a user part of the URL goes as HTTP Basic auth, as httpx sends it, and is in no
 URL httpx logs nor an error names: :func:`beliefdb.settings.masked_url`). HTTP 429 and 5xx, timeouts and
-connection errors are retried up to ``retries`` times, waiting ``backoff`` seconds doubled each time, or what
+connection errors are retried up to ``retries`` times (not a TLS certificate this machine does not trust,
+:class:`Untrusted`), waiting ``backoff`` seconds doubled each time, or what
 the server's ``Retry-After`` asks (seconds or an HTTP date), at most :data:`MAX_WAIT` (30 s) each time. Any
 other HTTP error is not retried. The callers turn :class:`EndpointError` into their own beliefdb exception
 (:class:`beliefdb.errors.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`; their
@@ -18,6 +19,7 @@ from __future__ import annotations
 import email.utils
 import json
 import re
+import ssl
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = ["MAX_ANSWER_BYTES", "MAX_RETRY_AFTER", "MAX_WAIT", "EndpointError", "Failed", "Malformed",
-           "OpenAIClient", "Refused", "retry_after"]
+           "OpenAIClient", "Refused", "Untrusted", "retry_after"]
 
 T = TypeVar("T")
 
@@ -73,6 +75,15 @@ class Refused(EndpointError):
         said = f": {errors.echoed(self.said)}" if self.said else ""
         return (f"the {endpoint} refused the request with HTTP {self.status}{said}; trying again will not help:"
                 f" check {settings}")
+
+
+class Untrusted(Refused):
+    """The endpoint's TLS certificate is not one this machine trusts (a private CA, a self-signed certificate):
+    asking again meets it again; ``SSL_CERT_FILE`` (or ``SSL_CERT_DIR``), read by httpx, names what to trust."""
+
+    def explained(self, endpoint: str, settings: str) -> str:
+        return (f"the {endpoint} is not trusted: {self.problem}; trying again will not help: set SSL_CERT_FILE to"
+                " the CA bundle that signed its certificate (or SSL_CERT_DIR to a directory of them)")
 
 
 class Failed(EndpointError):
@@ -121,6 +132,16 @@ def _transport_problem(exc: httpx.TransportError) -> str:
     if isinstance(inner, TimeoutError):
         return "timed out"
     return f"{type(inner).__name__}: {inner}"
+
+
+def _untrusted(exc: BaseException) -> ssl.SSLCertVerificationError | None:
+    """The certificate error a transport error comes from (httpcore chains without ``from``), or None."""
+    inner: BaseException | None = exc
+    for _ in range(10):
+        if inner is None or isinstance(inner, ssl.SSLCertVerificationError):
+            return inner
+        inner = inner.__cause__ or inner.__context__
+    return None
 
 
 def _detail(response: httpx.Response, hide: Callable[[str], str] = str) -> str:
@@ -265,6 +286,9 @@ class OpenAIClient:
                     with client.stream("POST", target, content=body, auth=auth) as streamed:
                         response = _read_whole(streamed, deadline, self.max_answer_bytes)
                 except httpx.TransportError as exc:
+                    if (untrusted := _untrusted(exc)) is not None:  # (not retried: it is the same each time)
+                        raise Untrusted(shown, self._hidden(f"{type(untrusted).__name__}: {untrusted.verify_message}"
+                                                            if untrusted.verify_message else str(untrusted))) from None
                     problem = self._hidden(_transport_problem(exc))
                 except _TooLarge:
                     reason = f"the answer is larger than {self.max_answer_bytes:,} bytes"

@@ -5,8 +5,10 @@ an HTTP date; the embedder and the llm extractor both go through it."""
 from __future__ import annotations
 
 import base64
+import ipaddress
 import json
 import logging
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +24,7 @@ import pytest
 from beliefdb import errors, settings
 from beliefdb.embedders import OpenAIEmbedder
 from beliefdb.errors import EmbedderUnavailable
-from beliefdb.openai_client import MAX_RETRY_AFTER, MAX_WAIT, Failed, OpenAIClient, Refused, retry_after
+from beliefdb.openai_client import MAX_RETRY_AFTER, MAX_WAIT, Failed, OpenAIClient, Refused, Untrusted, retry_after
 from beliefdb.text.llm import LLMConfig, LLMExtractor
 
 Q7 = "Returns are accepted within 7 days of delivery."
@@ -41,7 +44,7 @@ class Scripted:
     """An OpenAI-compatible server on 127.0.0.1 answering embeddings and chat completions; each request takes
     the next step of the script (the last one repeats) and its arrival time is recorded."""
 
-    def __init__(self, *steps: Step) -> None:
+    def __init__(self, *steps: Step, tls: ssl.SSLContext | None = None) -> None:
         self.script = list(steps) or [Step()]
         self.arrivals: list[float] = []
         self.paths: list[str] = []
@@ -86,10 +89,12 @@ class Scripted:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls is not None:  # (a handshake the client gives up is the server's OSError, not the test's)
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                        daemon=True)
         self.thread.start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def close(self) -> None:
         self.server.shutdown()
@@ -101,8 +106,8 @@ class Scripted:
 def serve() -> Iterator[Any]:
     servers: list[Scripted] = []
 
-    def start(*steps: Step) -> Scripted:
-        servers.append(Scripted(*steps))
+    def start(*steps: Step, tls: ssl.SSLContext | None = None) -> Scripted:
+        servers.append(Scripted(*steps, tls=tls))
         return servers[-1]
 
     yield start
@@ -344,3 +349,47 @@ def test_the_key_is_masked_as_go_and_upper_case_escapes_write_it(serve: Any) -> 
         with pytest.raises(Failed) as caught:
             client.post("embeddings", {"input": ["a"], "model": "m"})
         assert "GH" not in str(caught.value) and "********" in str(caught.value), caught.value
+
+
+def _self_signed(folder: Path) -> ssl.SSLContext:
+    """A TLS server context for 127.0.0.1 with a self-signed certificate, written to ``folder`` as cert.pem."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "beliefdb test CA")])
+    now = datetime.now(UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(minutes=1))
+            .not_valid_after(now + timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                       serialization.NoEncryption()))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    return context
+
+
+def test_a_certificate_not_trusted_is_said_once_with_what_to_set(serve: Any, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A TLS certificate this machine does not trust was retried as a connection error, 4 times with backoffs,
+    for the same error each time; it is said at once, naming SSL_CERT_FILE, which httpx reads."""
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    server = serve(tls=_self_signed(tmp_path))
+    sleeps: list[float] = []
+    client = OpenAIClient(server.url, retries=3, sleep=sleeps.append)
+    with pytest.raises(Untrusted, match="certificate") as caught:
+        client.post("embeddings", {"model": "m", "input": ["a"]})
+    assert sleeps == [] and isinstance(caught.value, Refused)
+    said = caught.value.explained("llm endpoint x", "BELIEFDB_LLM_API_KEY")
+    assert said.startswith("the llm endpoint x is not trusted: SSLCertVerificationError:") and \
+        "set SSL_CERT_FILE to the CA bundle" in said, said
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "cert.pem"))  # (as documented: then it is trusted)
+    body: Any = OpenAIClient(server.url, retries=0).post("embeddings", {"model": "m", "input": ["a"]})
+    assert body["data"][0]["embedding"] == [1.0, 0.0, 0.0]
