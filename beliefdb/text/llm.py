@@ -10,9 +10,10 @@ Usage::
 The rule extractor stays the default; without ``BELIEFDB_LLM_URL`` the ``llm`` extractor is refused with
 :class:`beliefdb.errors.InvalidInput` when it is created (importing this module needs no configuration).
 
-Other settings (environment, or :class:`LLMConfig` in code): ``BELIEFDB_LLM_TIMEOUT``, ``_RETRIES`` (re-asks of a
-malformed answer), ``_HTTP_RETRIES``, ``_BACKOFF``, ``_CHUNK_CHARS`` (the largest piece of a document asked for in one
-request): ``beliefdb config`` lists each with its value and what it does (:mod:`beliefdb.settings`).
+Other settings (environment, or :class:`LLMConfig` in code): ``BELIEFDB_LLM_TIMEOUT``, ``BELIEFDB_LLM_RETRIES``
+(re-asks of a malformed answer), ``BELIEFDB_LLM_HTTP_RETRIES``, ``BELIEFDB_LLM_BACKOFF``, ``BELIEFDB_LLM_CHUNK_CHARS``
+(the largest piece of a document asked for in one request): ``beliefdb config`` lists each with its value and what
+it does (:mod:`beliefdb.settings`).
 
 What is sent: ``POST {BELIEFDB_LLM_URL}/chat/completions`` (:mod:`beliefdb.openai_client`, on httpx) with
 ``temperature`` 0 and a strict JSON schema as ``response_format`` (``{"type": "json_schema", ...}``):
