@@ -61,14 +61,18 @@ def test_a_quote_that_cuts_a_word_or_does_not_support_its_value_is_rejected(
 def test_a_first_person_quote_is_its_speakers_and_a_turn_is_no_cover_for_a_cut_word(
         llm: ChatServer, bdb: beliefdb.BeliefDB) -> None:
     turns = [Turn("Alice", "I moved to Berlin last month.", None), Turn("Bob", "My brother Carl lives in Paris.", None),
-             Turn("user", "Where do you live?", None), Turn("assistant", "I am an AI model, I live nowhere.", None)]
+             Turn("user", "Where do you live?", None), Turn("assistant", "I am an AI model, I live nowhere.", None),
+             Turn("Alice", "I heard it closes at 9.", None)]
     llm.answers(answer(said("Bob", "city", "Berlin", "I moved to Berlin last month."),
+                       # (about no one who speaks here: what the speaker says of something else, "it")
+                       said("store", "closing_time", "9", "I heard it closes at 9."),
                        said("user", "home", "nowhere", "I am an AI model, I live nowhere."),
                        said("Carl", "city", "Paris", "My brother Carl lives in Paris."),  # names its subject
                        said("Alice", "city", "Berlin", "I moved to Berlin last month."),
                        said("Bob", "mood", "ther", "ther")))  # (its turn would have quoted it whole)
     report = bdb.ingest_conversation(turns, source="chat", extractor="llm", embed=False)
-    assert sorted((a.subject, a.value) for a in report.accepted) == [("alice", "Berlin"), ("carl", "Paris")]
+    assert sorted((a.subject, a.value) for a in report.accepted) == [("alice", "Berlin"), ("carl", "Paris"),
+                                                                     ("store", "9")]
     assert sorted((r.quote, r.reason) for r in report.rejected) == [
         ("I am an AI model, I live nowhere.", "quote is in the first person in assistant's turn: what it says is"
                                               " about assistant, not user"),

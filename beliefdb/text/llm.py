@@ -258,7 +258,7 @@ class LLMExtractor(Extractor):
             # (checked before its quote is widened to its turn: the model's own quote)
             candidate = checked(candidate, text, turn)
             if candidate.refused is None and turn is not None:
-                candidate = replace(candidate, refused=other_speaker(candidate, turn))
+                candidate = replace(candidate, refused=other_speaker(candidate, turn, roles))
             kept = candidate if turn is None or candidate.refused is not None else on_turn(candidate, text, turn)
             said = as_said(kept, roles, source_name)
             if said is not None:

@@ -5,6 +5,7 @@ claims and the rule extractor's (whole sentences read by fixed rules) are not ch
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from beliefdb.text.extractor import Candidate
@@ -30,13 +31,15 @@ def checked(candidate: Candidate, text: str, turn: TurnSpan | None = None) -> Ca
     return replace(candidate, start=start, end=end, refused=refused)
 
 
-def other_speaker(candidate: Candidate, turn: TurnSpan) -> str | None:
+def other_speaker(candidate: Candidate, turn: TurnSpan, speakers: Collection[str]) -> str | None:
     """Why ``candidate``, quoting ``turn`` in the first person (:func:`beliefdb.text.self_statements.says_i`),
-    cannot be about another subject than its speaker's, unless the quote names it (a word of the subject
-    in the quote: "My brother Bob lives in Paris" is about bob); None when it may."""
+    cannot be about another of the conversation's ``speakers`` (their subjects) than its own, unless the
+    quote names it (a word of the subject in the quote: "My brother Bob lives in Paris" is about bob); None
+    when it may. A subject no one speaks as may be what the speaker says something of ("I heard the store
+    closes at 9" is about the store)."""
     own = speaker_subject(turn.speaker)
-    if candidate.subject == own or not says_i(candidate.quote) or shares_a_word(candidate.subject.replace("_", " "),
-                                                                                candidate.quote):
+    if (candidate.subject == own or candidate.subject not in speakers or not says_i(candidate.quote)
+            or shares_a_word(candidate.subject.replace("_", " "), candidate.quote)):
         return None
     return (f"quote is in the first person in {turn.speaker}'s turn: what it says is about {own},"
             f" not {candidate.subject}")
