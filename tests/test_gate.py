@@ -16,6 +16,7 @@ from psycopg.types.json import Jsonb
 import beliefdb
 from beliefdb import errors
 from beliefdb.models import IngestReport
+from beliefdb.text.gate import shares_a_word
 
 POLICY = "Returns are accepted within 7 days of delivery. Refunds are issued within 5 days."
 
@@ -449,3 +450,19 @@ def test_rejected_claims_are_recorded_in_the_audit_event(bdb: beliefdb.BeliefDB,
     row = postgresql.execute("select payload from beliefdb.audit_event where action = 'ingest'").fetchone()
     assert row is not None
     assert (row[0]["accepted"], row[0]["rejected"]) == (1, 1), row[0]
+
+
+@pytest.mark.parametrize("value, quote, shared", [
+    ("7", "rated 7.0", True),  # (a model's JSON number 7.0 is the value "7")
+    ("49", "The Pro plan costs $49.00.", True),
+    ("2.5", "2.50 EUR", True),
+    ("0.1", "$0.10 a request", True),
+    ("true", "Bob is vegan.", True),  # (a yes or no the quote says in words)
+    ("5", "15 days", False),
+    ("free", "Lamps cost 5 EUR.", False),
+])
+def test_a_models_value_is_in_its_quote_as_a_number_not_as_its_spelling(value: str, quote: str,
+                                                                       shared: bool) -> None:
+    """(review) Numbers were compared as written: 7.0 (given as "7"), 49.00, 2.50 were refused as not in
+    their quotes, and a boolean value never is."""
+    assert shares_a_word(value, quote) is shared

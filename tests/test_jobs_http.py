@@ -155,3 +155,22 @@ def test_get_jobs_names_a_submitted_file_by_its_name_not_its_path_on_the_submitt
     assert (listed["id"], listed["source"], listed["path"]) == (job, "returns.md", "returns.md")
     (own,) = cli.json("jobs")
     assert own["path"] == str(doc) and str(doc.parent) in own["path"]
+
+
+def test_a_jobs_error_names_no_endpoint_address_to_a_remote_caller(
+        http_client: TestClient, db_url: str, bdb: beliefdb.BeliefDB, cli: Cli,
+        postgresql: Any) -> None:
+    """(review) A worker records its extractor's refusal for the operator, the endpoint's address with it
+    ("the llm endpoint https://llm.corp:8443/v1/chat/completions refused ..."): GET /jobs gave it to the
+    remote caller who submitted the job, whom the server's own answers never tell an internal address."""
+    alice = bearer(db_url)
+    (job,) = http_client.post("/jobs", json={"source": "policy.md", "text": "The return window is 7 days.\n"},
+                              headers=alice).json()["jobs"]
+    said = ("the llm endpoint https://llm.corp:8443/v1/chat/completions refused the request with HTTP 401"
+            " (check BELIEFDB_LLM_URL, now 'http://10.0.0.5:8080/v1')")
+    postgresql.execute("update beliefdb.job set status = 'failed', last_error = %s where id = %s", (said, job))
+    postgresql.commit()
+    (listed,) = http_client.get("/jobs", headers=alice).json()
+    assert listed["last_error"] == ("the llm endpoint <server address> refused the request with HTTP 401"
+                                    " (check BELIEFDB_LLM_URL, now '<server address>')")
+    assert cli.json("jobs")[0]["last_error"] == said  # the operator's own view keeps it

@@ -15,6 +15,7 @@ import pytest
 from test_extract_llm import DOC, TABLES, WINDOW, ChatServer, Reply, answer, counts, serving_llm
 
 import beliefdb
+from beliefdb.db.queries import Q
 
 BAD_KEY = b'{"error": {"message": "Incorrect API key provided: sk-wrong.", "code": "invalid_api_key"}}'
 
@@ -92,3 +93,12 @@ def test_a_slow_llm_is_no_client_idle_too_long_in_the_jobs_transaction(
         assert [b.value for b in bdb.beliefs()] == ["7 days"]
         # (raised for the job's transaction only: the session's own is as it was)
         assert bdb.database.scalar("show idle_in_transaction_session_timeout") == "300ms"
+
+
+def test_the_llm_jobs_idle_time_is_capped_at_what_the_setting_takes(bdb: beliefdb.BeliefDB) -> None:
+    """(review) The longest an llm may take for a large document (an 8M-character text at the defaults:
+    2,734,290,000 ms) is past the setting's integer range: setting it failed the job's transaction, and the
+    job's failure could not be recorded on it. It is capped at 2^31 - 1 ms."""
+    with bdb.database.transaction() as c:
+        c.execute(Q.job_extraction_time, (2_734_290_000,))
+        assert c.execute("show idle_in_transaction_session_timeout").fetchone() == ("2147483647ms",)

@@ -87,7 +87,8 @@ def test_a_text_read_by_an_older_build_of_its_extractor_is_queued_again(
     (job,) = bdb.submit(text=POLICY, source="returns.md")
     assert bdb.work(stop_when_empty=True, embed=False).done == 1
     assert bdb.submit(text=POLICY, source="returns.md") == []  # the same build: nothing to read again
-    postgresql.execute("update beliefdb.job set payload = payload || '{\"extractor_build\": \"rules:older\"}'"
+    # (the worker that read it records its own build: an older worker still running after an upgrade)
+    postgresql.execute("update beliefdb.job set result = result || '{\"extractor_build\": \"rules:older\"}'"
                        " where id = %s", (job,))
     postgresql.commit()
     assert len(bdb.submit(text=POLICY, source="returns.md")) == 1

@@ -1499,7 +1499,8 @@ select max(s.id) from beliefdb.job_start s where s.job_id = %s and s.worker = %s
 -- at most this many milliseconds: the session's idle_in_transaction_session_timeout raised to it for this
 -- transaction only (never lowered, and left off where it is off); docs/operations.md, Limits
 select pg_catalog.set_config('idle_in_transaction_session_timeout',
-                             greatest(s.setting::bigint, %s::bigint)::text, true)
+                             -- (an integer setting: at most 2^31 - 1 ms, about 24 days, however long the wait)
+                             least(greatest(s.setting::bigint, %s::bigint), 2147483647)::text, true)
   from pg_catalog.pg_settings s
  where s.name = 'idle_in_transaction_session_timeout' and s.setting <> '0';
 

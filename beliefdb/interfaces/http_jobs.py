@@ -78,8 +78,9 @@ def for_remote(rows: list[Job]) -> list[Job]:
     """The jobs as a remote caller sees them: a file queued by ``beliefdb ingest --queue`` (or the library)
     named by its name, not by its path on the machine that read it. That path says where an operator keeps
     files (their home, their folders), and a remote caller can do nothing with it (it queues no path);
-    ``beliefdb jobs`` shows it whole, to the operator."""
-    return [replace(j, path=remote.file_name(j.path)) if j.path else j for j in rows]
+    ``beliefdb jobs`` shows it whole, to the operator. Nor the address of an endpoint its error names."""
+    return [replace(j, path=remote.file_name(j.path) if j.path else j.path, last_error=remote.job_error(j.last_error))
+            for j in rows]
 
 
 @router.post("/jobs", status_code=202, responses=doc(SUBMITTED, 202),

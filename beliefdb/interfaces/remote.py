@@ -16,6 +16,16 @@ def file_name(path: str) -> str:
     return re.split(r"[\\/]", path)[-1]
 
 
+#: an address in a job's recorded error (the llm or embedding endpoint a worker used: the server's own)
+_ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>)]+", re.IGNORECASE)
+
+
+def job_error(error: str | None) -> str | None:
+    """A job's recorded error as a remote caller sees it: the addresses in it (the endpoint a worker's
+    extractor or embedder was refused by, written there for the operator) as "<server address>"."""
+    return _ADDRESS.sub("<server address>", error) if error else error
+
+
 def review_items(items: list[ReviewItem]) -> list[ReviewItem]:
     """The review items as a remote caller sees them: a document proposed to its source's owner (its
     proposal, the text as it would be stored) names the file it was read from by its name."""

@@ -388,7 +388,9 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
                 assert failed is not None
                 return [*died, JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]),
                                           attempts=attempts, error=_message(exc))]
-            c.execute(Q.job_finish, (job_id, Jsonb(_summary(report))))
+            # (the build that read it: a text in force is queued again only for another, beliefdb.job_submit)
+            done = _summary(report) | {"extractor_build": extractor_build(payload.get("extractor") or "rules")}
+            c.execute(Q.job_finish, (job_id, Jsonb(done)))
     except Exception as exc:
         if job_id is not None and start is not None and conn is not None and _lost(conn, exc):
             lost.add(job_id, start)

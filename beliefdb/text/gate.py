@@ -125,7 +125,13 @@ _LETTERS: Final = re.compile(r"[^\W\d_]{2,}")
 
 
 def _numbers(s: str) -> set[str]:
-    return {re.sub(r"[,'’]", "", n) for n in _NUMBER.findall(s)}
+    """The numbers ``s`` writes, each as its value: grouping marks dropped, a decimal's trailing zeros too
+    ("49.00" and "49", "2.50" and "2.5" are one number, as a model's JSON number gives them)."""
+    numbers = set()
+    for n in _NUMBER.findall(s):
+        n = re.sub(r"[,'’]", "", n)
+        numbers.add(n.rstrip("0").rstrip(".") if "." in n else n)
+    return numbers
 
 
 def shares_a_word(value: str, quote: str) -> bool:
@@ -134,7 +140,7 @@ def shares_a_word(value: str, quote: str) -> bool:
     "15"), or has neither (nothing to compare). "60 days" for "sixty days" shares "days"."""
     value, quote = _plain(value), _plain(quote)
     words, numbers = _LETTERS.findall(value), _numbers(value)
-    if not words and not numbers:
+    if (not words and not numbers) or value in ("true", "false"):  # (a yes or no the quote says in words)
         return True
     if numbers & _numbers(quote):
         return True

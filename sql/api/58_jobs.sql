@@ -17,7 +17,8 @@
 -- version in force of its source (not retracted), whose options change nothing of the source
 -- (authority, label, origin), and that a done job read with the same extractor, of the same build (the
 -- text in force again still settles claims not recorded before, which another extractor, or a newer
--- build of it, may find: rule 18; the payload's extractor_build, a digest of the reading code). One
+-- build of it, may find: rule 18; extractor_build, a digest of the reading code, in the payload as
+-- submitted and in the result as the worker that read it recorded it). One
 -- row per payload, in order: the job queued, or null and why it was not (unchanged).
 -- (before unchanged, it returned setof bigint: a result of another type cannot be replaced in place. Dropped
 -- only then: dropped at every migration, it was made anew, and the migrating role's default privileges
@@ -120,7 +121,8 @@ begin
                             and d.payload ->> 'source' = s.name
                             and d.result ->> 'version' = v.version::text
                             and coalesce(d.payload ->> 'extractor', 'rules') = coalesce(e.p ->> 'extractor', 'rules')
-                            and d.payload ->> 'extractor_build' is not distinct from e.p ->> 'extractor_build')) v
+                            -- (the build of the worker that read it, in its result; not the submitter's)
+                            and d.result ->> 'extractor_build' is not distinct from e.p ->> 'extractor_build')) v
         on true;
     with queued as (
         insert into beliefdb.job (workspace_id, kind, payload, max_attempts)
