@@ -16,7 +16,7 @@ from psycopg.types.json import Jsonb
 import beliefdb
 from beliefdb import errors
 from beliefdb.models import IngestReport
-from beliefdb.text.gate import shares_a_word
+from beliefdb.text.gate import cuts_a_word, shares_a_word
 
 POLICY = "Returns are accepted within 7 days of delivery. Refunds are issued within 5 days."
 
@@ -466,3 +466,17 @@ def test_a_models_value_is_in_its_quote_as_a_number_not_as_its_spelling(value: s
     """(review) Numbers were compared as written: 7.0 (given as "7"), 49.00, 2.50 were refused as not in
     their quotes, and a boolean value never is."""
     assert shares_a_word(value, quote) is shared
+
+
+@pytest.mark.parametrize("text, quote, cut", [
+    ("The plan costs $4.99 a month.", "The plan costs $4", True),  # (a number cut at its decimal mark)
+    ("Budget is 1,000,000 EUR.", "Budget is 1", True),
+    ("यह किताब है", "यह किता", True),  # (a vowel sign is in its word)
+    ("The plan costs $4.99 a month.", "The plan costs $4.99", False),
+    ("It costs 5. Then more.", "It costs 5.", False),
+])
+def test_a_models_quote_may_not_end_inside_a_number_or_before_a_mark(text: str, quote: str, cut: bool) -> None:
+    """(review) A quote cut at a number's decimal or grouping mark, or before a combining vowel sign, was
+    taken as ending on a word's edge."""
+    at = text.find(quote)
+    assert cuts_a_word(text, at, at + len(quote)) is cut

@@ -105,13 +105,26 @@ _UNSPACED: Final = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x2E8
 
 
 def _in_word(ch: str) -> bool:
-    return ch.isalnum() and not any(a <= ord(ch) <= b for a, b in _UNSPACED)
+    # (a letter, digit or combining mark: a vowel sign of Devanagari, an accent written apart, is in its word)
+    return (ch.isalnum() or unicodedata.category(ch).startswith("M")) and \
+        not any(a <= ord(ch) <= b for a, b in _UNSPACED)
+
+
+def _cut_at(text: str, i: int) -> bool:
+    """Whether a cut between ``text[i - 1]`` and ``text[i]`` is inside a word, or inside a number ("$4" of
+    "$4.99", "1" of "1,000,000": a decimal or grouping mark between two digits)."""
+    if not 0 < i < len(text):
+        return False
+    if _in_word(text[i - 1]) and _in_word(text[i]):
+        return True
+    return (text[i - 1] in ".,:'’" and i >= 2 and text[i - 2].isdigit() and text[i].isdigit()) or \
+        (text[i] in ".,:'’" and i + 1 < len(text) and text[i - 1].isdigit() and text[i + 1].isdigit())
 
 
 def cuts_a_word(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` begins or ends inside a word (a letter or digit on both sides of a cut)."""
-    return (0 < start < len(text) and _in_word(text[start - 1]) and _in_word(text[start])) or \
-        (0 < end < len(text) and _in_word(text[end - 1]) and _in_word(text[end]))
+    """Whether ``text[start:end]`` begins or ends inside a word (a letter, digit or mark on both sides of a
+    cut) or a number (a decimal or grouping mark between two digits at the cut)."""
+    return _cut_at(text, start) or _cut_at(text, end)
 
 
 def _plain(s: str) -> str:
