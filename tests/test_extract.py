@@ -268,6 +268,15 @@ def test_rule_k_the_verbs_of_a_fact(sentence: str, triple: tuple[str, str, str])
     ("The maximum file size of the Pro plan is 25 MB.", "The Pro plan's max file size is 25 MB."),
     ("The API rate limit is 100 requests per minute.", "The rate limit of the API is 100 requests per minute."),
     ("The minimum order is 10 units.", "Min order: 10 units"),
+    # a money value names a plan's price, whatever the sentence's verb (a changelog supersedes a price list)
+    ("The Pro plan costs $49 per month.", "The Pro plan is $49 per month."),
+    ("The Pro plan costs $59 per month.", "The Pro plan is now $59 per month."),
+    ("The Pro plan costs $49 per month.", "The Pro plan price is $49 per month."),
+    ("The Pro plan costs $59 per month.", "The Pro plan price changed from $49 to $59 per month."),
+    ("The Starter plan costs $24 per month.", "The Starter plan price changed from $19 to $24 per month."),
+    ("The Pro plan costs $49.", "Pro plan is $49."),
+    ("Each extra seat costs $5 per month.", "Extra seats are $5 per month."),
+    ("The price of the Pro plan is $49 per month.", "The Pro plan price is now $49 per month."),
 ])
 def test_a_fact_said_with_a_verb_names_what_its_noun_phrase_names(said: str, also_said: str) -> None:
     """(the point of rule k: two documents saying one fact in different words name one belief, which the
@@ -291,6 +300,37 @@ def test_rule_k_needs_a_value_that_looks_like_one(sentence: str) -> None:
     assert extract(sentence, "company.md") == [], sentence
 
 
+def test_a_money_value_names_a_price_and_no_other_amount() -> None:
+    assert triples("The Pro plan is $49 per month.") == [("pro_plan", "price", "$49 per month")]
+    assert [c.kind for c in extract("The Pro plan price is $49.")] == ["policy"]
+    # an amount of its own keeps its name; "price" takes no "_policy", a policy's term still does
+    assert triples("The late fee is $5.\nDana's salary is $5000.\nThe return window is 30 days.\n"
+                   "The Pro plan is great.\nThe Pro plan price is unchanged.") == [
+        ("late_policy", "fee", "$5"), ("dana", "salary", "$5000"), ("return_policy", "window", "30 days"),
+        ("pro", "plan", "great"), ("pro_plan", "price", "unchanged")]
+
+
+@pytest.mark.parametrize(("sentence", "value", "scope"), [
+    ("The API rate limit is 100 requests per minute on Pro.", "100 requests per minute", {"plan": "Pro"}),
+    ("The API rate limit is now 600 requests per minute on Business.", "600 requests per minute",
+     {"plan": "Business"}),
+    ("The API rate limit is 50 requests per minute on the Starter plan.", "50 requests per minute",
+     {"plan": "Starter"}),
+    ("The API rate limit changed from 100 to 200 requests per minute on Enterprise Plus tier.",
+     "200 requests per minute", {"tier": "Enterprise Plus"}),
+    ("The API rate limit is 10 requests per minute for free trial accounts.", "10 requests per minute",
+     {"account": "free trial"}),
+    ("The discount is 20% for annual plans.", "20%", {"plan": "annual"}),
+    # no plan: a day or month, or no quantity before it
+    ("The deadline is now 5pm on Friday.", "5pm on Friday", {}),
+    ("The API rate limit is 100 requests per minute.", "100 requests per minute", {}),
+])
+def test_a_trailing_plan_or_group_is_the_scope_not_the_value(sentence: str, value: str,
+                                                              scope: dict[str, str]) -> None:
+    c = only(sentence)
+    assert (c.value, dict(c.scope)) == (value, scope)
+
+
 def test_qualifiers_and_compound_attributes_name_the_attribute() -> None:
     # (a qualifier opening a phrase qualifies all of it: "maximum_file / size" before; "maximum" is "max")
     assert triples("The maximum file size is 25 MB.\nMaximum payload: 5 kg\n", "plans.md") == [
@@ -305,10 +345,28 @@ def test_qualifiers_and_compound_attributes_name_the_attribute() -> None:
         ("refund", "processing_time", "14 days"), ("shipping", "time", "5 days"), ("handling", "time", "2 days")]
 
 
-def test_list_item_with_two_sentences_gives_nothing_rather_than_a_run_on_value() -> None:
-    assert split_fragments("- The fee is 5 EUR. Call us.") == [(2, 28)]
-    assert extract("- The fee is 5 EUR. Call us.") == []
-    assert triples("- The fee is 5 EUR.", "shop.md") == [("shop", "fee", "5 EUR")]
+def test_a_list_item_is_split_into_its_sentences_as_a_line_is() -> None:
+    assert split_fragments("- The fee is 5 EUR. Call us.") == [(2, 19), (20, 28)]
+    assert triples("- The fee is 5 EUR. Call us.", "shop.md") == triples("The fee is 5 EUR. Call us.", "shop.md") == [
+        ("shop", "fee", "5 EUR")]
+    said = "- Set a session timeout. The default session timeout is 12 hours."
+    assert triples(said) == triples(said[2:]) != []
+    assert [f.kind for f in iter_fragments(said)] == ["list_item", "list_item"]
+    assert [f.kind for f in iter_fragments("- Note: one. Two.")] == ["key_value"]  # (a Key: value item stays whole)
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("We do not ship to P.O. boxes.", ["We do not ship to P.O. boxes."]),
+    ("Pay by card, e.g. Visa. Or by i.e. wire.", ["Pay by card, e.g. Visa.", "Or by i.e. wire."]),
+    ("Plan A vs. Plan B. It is approx. 5 kg.", ["Plan A vs. Plan B.", "It is approx. 5 kg."]),
+    ("Acme Inc. is based in Dublin. Acme Ltd. ships too.", ["Acme Inc. is based in Dublin.", "Acme Ltd. ships too."]),
+    ("We sell hats, gloves, etc. Shipping is free.", ["We sell hats, gloves, etc.", "Shipping is free."]),
+    ("See form No. 5 here. No. We do not.", ["See form No. 5 here.", "No.", "We do not."]),
+    ("- Send it to P.O. Box 12. Thanks.", ["Send it to P.O. Box 12.", "Thanks."]),
+])
+def test_a_common_abbreviation_ends_no_sentence(text: str, sentences: list[str]) -> None:
+    assert texts(text) == sentences
+    assert triples("The mailing address is P.O. Box 12.") == [("mailing", "address", "P.O. Box 12")]
 
 
 # --- names -------------------------------------------------------------------------------------------
@@ -402,10 +460,10 @@ def test_sentences_markdown_and_key_value_lines() -> None:
             "end")
     assert texts(text) == [
         "Return policy", "Intro text here.", "Second one!", "Third?!",
-        "Returns are accepted within 7 days. Or not.", "Numbered item", "Owner: Alice", "Note: one. Two.",
+        "Returns are accepted within 7 days.", "Or not.", "Numbered item", "Owner: Alice", "Note: one. Two.",
         "Version 3.5 is out...", "ok", "#hashtag is not a heading", "He said \"hi.\"", "Then left.", "end"]
     assert [f.kind for f in iter_fragments(text)] == [
-        "heading", "sentence", "sentence", "sentence", "list_item", "list_item", "key_value", "key_value",
+        "heading", "sentence", "sentence", "sentence", "list_item", "list_item", "list_item", "key_value", "key_value",
         "sentence", "sentence", "sentence", "sentence", "sentence", "sentence"]
 
 

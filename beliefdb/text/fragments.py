@@ -6,10 +6,13 @@ overlap and come in text order.
 
 Each non-empty line is split into sentences at ``.``, ``!`` or ``?`` (a run of them, optionally followed
 by closing quotes or brackets) that is followed by whitespace or the end of the line, and after the CJK
-terminators ``。！？`` (no whitespace needed). A markdown heading, a list item or a ``Key: value`` line is
-one fragment; the heading's ``#`` markers (also a closing ``#`` sequence) and the list marker (``-``,
-``*``, ``+``, ``1.``, ``1)``) are not part of it, nor the symbols (emoji) that open a ``Key: value`` line and
-close it.
+terminators ``。！？`` (no whitespace needed); the period of a common abbreviation ends none (:func:`abbreviated`:
+"We do not ship to P.O. boxes.", "e.g.", "i.e.", "vs.", "approx."; "etc.", "Inc.", "Ltd." before a lowercase
+word, "No." before a number). A markdown heading or a ``Key: value`` line is one fragment; a list item is split
+into its sentences as a line is (each a ``list_item``: "- Set a session timeout. The default session timeout is
+12 hours."), unless it is a ``Key: value`` line; the heading's ``#`` markers (also a closing ``#`` sequence) and
+the list marker (``-``, ``*``, ``+``, ``1.``, ``1)``) are not part of it, nor the symbols (emoji) that open a
+``Key: value`` line and close it.
 
 Line breaks are those of ``str.splitlines``. Time is linear in the length of the text.
 """
@@ -23,8 +26,8 @@ from typing import Final, Literal, NamedTuple
 
 from beliefdb.text.marks import MARKS
 
-__all__ = ["KEY_VALUE_RE", "Fragment", "FragmentKind", "is_key_value", "iter_fragments", "split_fragments",
-           "verbatim_spans", "wrapped"]
+__all__ = ["KEY_VALUE_RE", "Fragment", "FragmentKind", "abbreviated", "is_key_value", "iter_fragments",
+           "split_fragments", "verbatim_spans", "wrapped"]
 
 FragmentKind = Literal["heading", "list_item", "key_value", "sentence"]
 
@@ -46,6 +49,26 @@ _TERMINATOR_RE: Final = re.compile(
     rf"(?<![.!?])[.!?]++[{_CLOSERS}]*+(?=\s|$)"
     rf"|(?<![。！？])[。！？]++[{_CLOSERS}]*+"
 )
+# the abbreviations whose period ends no sentence: always, before a lowercase word, before a number
+_ALWAYS_SHORT: Final = re.compile(
+    r"(?<![\w.])(?:p\.\s?o|e\.g|i\.e|vs|approx|cf|viz|a\.k\.a)\.$", re.IGNORECASE)
+_SHORT_IN_SENTENCE: Final = re.compile(r"(?<![\w.])(?:etc|inc|ltd|co|corp|llc|gmbh|st|jr|sr)\.$", re.IGNORECASE)
+_NUMBER_SHORT: Final = re.compile(r"(?<![\w.])(?:no|nos|nr|art|sec|ch|vol|p|pp)\.$", re.IGNORECASE)
+
+
+def abbreviated(text: str, end: int) -> bool:
+    """Whether the ``.`` just before ``end`` is a common abbreviation's that ends no sentence there (see the
+    module docstring): the word before it is read back ten characters at most (linear)."""
+    low = max(0, end - 10)
+    if _ALWAYS_SHORT.search(text, low, end):
+        return True
+    after = text[end:end + 3].lstrip()
+    if not after:
+        return False
+    return bool((after[0].islower() and _SHORT_IN_SENTENCE.search(text, low, end))
+                or (after[0].isdigit() and _NUMBER_SHORT.search(text, low, end)))
+
+
 _HEADING_RE: Final = re.compile(r"#{1,6}(?:\s+|$)")
 _LIST_MARKER_RE: Final = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 
@@ -119,8 +142,10 @@ def _line_fragments(text: str, start: int, end: int) -> Iterator[Fragment]:
         start = marker.end()
         if start >= end:
             return  # an empty list item
-        kind: FragmentKind = "key_value" if is_key_value(text, start, end) else "list_item"
-        yield Fragment(start, end, kind)
+        if is_key_value(text, start, end):
+            yield Fragment(start, end, "key_value")
+            return
+        yield from _sentences(text, start, end, "list_item")
         return
     if is_key_value(text, start, end):
         yield Fragment(start, end, "key_value")
@@ -129,15 +154,21 @@ def _line_fragments(text: str, start: int, end: int) -> Iterator[Fragment]:
     if inner is not None and is_key_value(text, *inner):
         yield Fragment(*inner, "key_value")
         return
+    yield from _sentences(text, start, end, "sentence")
+
+
+def _sentences(text: str, start: int, end: int, kind: FragmentKind) -> Iterator[Fragment]:
     pos = start
     for m in _TERMINATOR_RE.finditer(text, start, end):
+        if m.end() < end and m.end() - m.start() == 1 and abbreviated(text, m.end()):
+            continue
         s, e = _trim(text, pos, m.end())
         if s < e:
-            yield Fragment(s, e, "sentence")
+            yield Fragment(s, e, kind)
         pos = m.end()
     s, e = _trim(text, pos, end)
     if s < e:
-        yield Fragment(s, e, "sentence")
+        yield Fragment(s, e, kind)
 
 
 def iter_fragments(text: str) -> Iterator[Fragment]:

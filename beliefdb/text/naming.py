@@ -141,7 +141,10 @@ def possessor(phrase: str) -> tuple[int, bool] | None:
 
 
 def with_policy(subject: str, attribute: str) -> str:
-    if attribute in POLICY_TERMS and subject != "policy" and not subject.endswith("_policy"):
+    """``subject`` with ``_policy`` appended when ``attribute`` is a policy's term ("The return window" ->
+    ``return_policy`` / ``window``, as "Returns are accepted within" names it); not for ``price``, of the thing
+    priced ("The Pro plan price" -> ``pro_plan`` / ``price``, as "The price of the Pro plan" names it)."""
+    if attribute in POLICY_TERMS and attribute != "price" and subject != "policy" and not subject.endswith("_policy"):
         return f"{subject}_policy"
     return subject
 

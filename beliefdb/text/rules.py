@@ -54,6 +54,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
+from beliefdb.text.amounts import TERMINAL as _TERMINAL
+from beliefdb.text.amounts import clean_value as _clean_value
+from beliefdb.text.amounts import priced, scoped
 from beliefdb.text.clauses import also_said
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments, verbatim_spans, wrapped
@@ -107,30 +110,6 @@ _RULE_OF: Final = re.compile(
 _RULE_THE: Final = re.compile(rf"the\s+(?P<x>{_NP}){_IS}(?P<value>.+)", _FLAGS)
 
 _QUESTION_END: Final = re.compile(r"[?？][\"'”’)\]」』）】》]*$")
-_TERMINAL: Final = ".!。！"
-_INNER_SENTENCE_END: Final = re.compile(r"[.!?][\"'”’)\]]*\s|[。！？]")
-_NEGATION: Final = re.compile(r"(?:not|no longer|never)\b", _FLAGS)
-
-
-
-def _clean_value(raw: str, *, sentence: bool) -> str | None:
-    """The value without surrounding whitespace and its trailing ``.``/``!``, each run of whitespace inside
-    it one space, or None.
-
-    The whole trailing run of terminators and whitespace goes, so a tail like ``1. ...`` or ``x. . .``
-    leaves ``1`` or ``x``, never a value ending in ``.`` (one backward scan: linear). A second space typed
-    inside (``2 days  per week``) says the same: the same value, not a new one that supersedes it.
-    """
-    value = " ".join(raw.split())
-    end = len(value)
-    while end and (value[end - 1] in _TERMINAL or value[end - 1].isspace()):
-        end -= 1
-    value = value[:end]
-    if not value:
-        return None
-    if sentence and (_NEGATION.match(value) or _INNER_SENTENCE_END.search(value)):
-        return None
-    return value
 
 
 def _rule_x(m: re.Match[str], source_name: str, unnamed: str | None) -> tuple[str, str, str] | None:
@@ -153,9 +132,9 @@ _RULE_ENTITLED: Final = re.compile(
     r"(?P<rest>\s+(?:per|a|an|each|every)\s+.+)?", _FLAGS)
 _RULE_ALLOWED: Final = re.compile(
     rf"(?P<x>{_NP}){_IS}(?:allowed|permitted)\s+(?:for\s+)?(?P<value>(?:up\s+to\s+)?{_NUMBER}\b.*)", _FLAGS)
-# "X is <number> ...": a number after "is" makes it a statement of quantity (without one, "X is Y" may
-# be any clause: "Shipping is free for orders over 50 EUR").
-_RULE_QUANTITY: Final = re.compile(rf"(?P<x>{_NP}){_IS}(?P<value>{_NUMBER}\b.*)", _FLAGS)
+# "X is <number> ..." (or an amount, "$49"): a number after "is" makes it a statement of quantity (without one,
+# "X is Y" may be any clause: "Shipping is free for orders over 50 EUR").
+_RULE_QUANTITY: Final = re.compile(rf"(?P<x>{_NP}){_IS}(?P<value>(?:[$€£¥₹]\s?)?{_NUMBER}\b.*)", _FLAGS)
 # CJK "X是Y" / "X为Y" ("X的A是Y": subject X, attribute A); the verbs that end in 为 are not it.
 _RULE_CJK_IS: Final = re.compile(r"(?P<x>[^\W_]{1,16}?)(?<![不非认因作成以称])(?:是|为)(?P<value>\S.*)")
 
@@ -187,24 +166,35 @@ _SENTENCE_RULES: Final = (
 )
 
 
-def _sentence_rules(body: str, source_name: str, unnamed: str | None = None) -> tuple[str, str, str, str] | None:
-    """(subject, attribute, value, kind) by rules a-e and g-k, or None (``unnamed``: the subject of a phrase that
-    names none, its section's)."""
+# the rules whose noun phrase a money value names as a price (a, b, e, i), and those whose value takes no
+# trailing scope (c: an event follows its duration; j)
+_PRICED: Final = (_RULE_CHANGED, _RULE_NOW, _RULE_THE, _RULE_QUANTITY)
+_UNSCOPED: Final = (_RULE_ACCEPTED, _RULE_CJK_IS)
+_Found = tuple[str, str, str, str, dict[str, str]]
+
+
+def _sentence_rules(body: str, source_name: str, unnamed: str | None = None) -> _Found | None:
+    """(subject, attribute, value, kind, scope) by rules a-e and g-k, or None (``unnamed``: the subject of a
+    phrase that names none, its section's; the scope: a trailing "on Pro", :func:`~beliefdb.text.amounts.scoped`)."""
     for at, (pattern, names_of) in enumerate(_SENTENCE_RULES):
         if at == 1:  # rule k, after a: "X is now located in Y" is no rule b's "X" = "located in Y"
             shaped, said = verb_fact(body, source_name, unnamed)
             value = _clean_value(said[2], sentence=True) if said is not None else None
             if said is not None and value is not None:
-                return said[0], said[1], value, said[3]
+                return said[0], said[1], value, said[3], {}
             if shaped:
                 return None
         m = pattern.fullmatch(body)
         if m is None:
             continue
         raw = m["value"] + (m["rest"] or "") if "rest" in pattern.groupindex else m["value"]
-        names, value = names_of(m, source_name, unnamed), _clean_value(raw, sentence=True)
+        value, scope = _clean_value(raw, sentence=True), dict[str, str]()
+        if value is not None and pattern not in _UNSCOPED:
+            value, scope = scoped(value)
+        names = (priced(m["x"], value) if value is not None and pattern in _PRICED else None) \
+            or names_of(m, source_name, unnamed)
         if names is not None and value is not None:
-            return names[0], names[1], value, names[2]
+            return names[0], names[1], value, names[2], scope
     return None
 
 
@@ -385,9 +375,10 @@ class RuleExtractor(Extractor):
         if len(quote) <= _MAX_RULE_CHARS:
             found = _sentence_rules(quote.rstrip(_TERMINAL), source_name, unnamed)
         if found is None and fragment.kind == "key_value" and len(quote) <= _MAX_RULE_CHARS:
-            found = _key_value_rule(quote, source_name, common, speakers, unnamed)
+            keyed = _key_value_rule(quote, source_name, common, speakers, unnamed)
+            found = (*keyed, {}) if keyed is not None else None
         if found is None:
             return None
-        subject, attribute, value, kind = found
+        subject, attribute, value, kind, scope = found
         return Candidate(statement=quote, subject=subject, attribute=attribute, value=value, quote=quote,
-                         kind=kind, start=fragment.start, end=fragment.end)
+                         kind=kind, scope=scope, start=fragment.start, end=fragment.end)

@@ -37,7 +37,7 @@ from beliefdb.text.extractor import normalise_name
 from beliefdb.text.naming import DETERMINERS, QUALIFIERS, QUANTIFIERS, TIME_KINDS, kind_of, names, noun_words
 from beliefdb.text.numbers import NUMBER_WORD
 
-__all__ = ["verb_fact"]
+__all__ = ["is_money", "verb_fact"]
 
 _F: Final = re.IGNORECASE
 _WORD: Final = r"[\w'’*`-]+"
@@ -55,6 +55,13 @@ _MONEY: Final = (rf"(?:from\s+|up\s+to\s+|about\s+|around\s+|approximately\s+|at
                  rf"(?:\s+{_EACH}(?:\s+{_EACH})?|\s*/\s*\w+|\s+(?:monthly|yearly|annually|weekly|daily|hourly|"
                  r"one-time|once))?(?:,?\s+billed\s+\w+)?(?:\s+(?:plus|excluding|including|incl\.?|excl\.?)\s+"
                  r"(?:vat|tax(?:es)?))?(?:\s+\([^()]{1,40}\))?")
+_MONEY_RE: Final = re.compile(_MONEY, _F)
+
+
+def is_money(value: str) -> bool:
+    """Whether ``value`` is a money amount, as ``costs`` takes one ("$49 per month", "19 euros a month")."""
+    return _MONEY_RE.fullmatch(value) is not None
+
 
 # a duration: "5 business days", "two years", "a year", "3-5 days", "24 hours", "48h"
 _UNIT: Final = r"(?:second|sec|minute|min|hour|hr|day|night|week|month|year|yr)s?\b"
