@@ -163,6 +163,22 @@ def test_restated_value_in_new_version_is_not_unsupported(bdb: beliefdb.BeliefDB
     assert statuses(bdb) == {"7 days": "current"}
 
 
+def test_a_changelog_supersedes_the_price_list_and_not_another_plans_limit(bdb: beliefdb.BeliefDB,
+                                                                           write_doc: Any) -> None:
+    # (a support team's knowledge base: "is now $59" was pro / plan, never the price list's pro_plan / price,
+    # and Business's rate limit superseded Pro's, the plan inside the value)
+    bdb.ingest(write_doc("pricing.md", "The Pro plan costs $49 per month.\n"
+                                       "The API rate limit is 100 requests per minute on Pro.\n"))
+    changelog = ("- The Pro plan is now $59 per month.\n"
+                 "- The API rate limit is now 600 requests per minute on Business.\n")
+    (report,) = bdb.ingest(write_doc("changelog.md", changelog))
+    assert isinstance(report, IngestReport) and len(report.superseded) == 1
+    assert sorted((b.subject, b.attribute, b.value, dict(b.scope)) for b in bdb.beliefs()) == [
+        ("api", "rate_limit", "100 requests per minute", {"plan": "Pro"}),
+        ("api", "rate_limit", "600 requests per minute", {"plan": "Business"}),
+        ("pro_plan", "price", "$59 per month", {})]
+
+
 def test_a_second_space_typed_inside_a_value_changes_nothing(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
     # (trial: "2 days per week" edited to "2 days  per week" superseded the belief, flagged the decision on it,
     # and why showed the one replaced by the other as the same words)

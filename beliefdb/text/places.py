@@ -1,5 +1,6 @@
 """Where a fragment stands in a markdown document: the level of the heading it titles, and its line's indent
-and whether it is a list item (the rule extractor's sections and list labels, :mod:`beliefdb.text.rules`)."""
+and whether it is a list item, and the subject a label line gives the items under it (the rule extractor's
+sections and list labels, :mod:`beliefdb.text.rules`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from typing import Final
 
 from beliefdb.text.fragments import LINE_BREAKS
+from beliefdb.text.naming import section_subject
 
 
 def heading_level(text: str, start: int) -> int:
@@ -43,3 +45,11 @@ def line_place(text: str, start: int) -> tuple[int, bool] | None:
     if at > 0 and text[at - 1] not in LINE_BREAKS:
         return None
     return indent_end - at, bool(marker)
+
+
+def label_subject(line: str) -> str | None:
+    """The subject a label line ending in a colon gives the list items under it ("Express shipping:" ->
+    ``express_shipping``; three words at most, "Please send the following:" is none), or None."""
+    if not line.endswith((":", "：")) or len(line) < 2 or len(line.split()) > 3:
+        return None
+    return section_subject(line[:-1])

@@ -33,6 +33,17 @@ k. (read after a) a fact's verb, named as the noun phrase that says the same (:m
    /...; ``X is available <days or hours>`` -> ``availability``; ``X is open <days or hours>`` ->
    ``opening_hour``; no value that looks like one, nothing
 
+A money value after rules a, b, e and i (``$49``, ``19 euros a month``) names a plan's price as ``costs`` does
+(:func:`beliefdb.text.amounts.priced`): ``The Pro plan is (now) $49 per month.``, ``Pro plan is $49.``, ``The Pro
+plan price is $49.``, ``The Pro plan price changed from $49 to $59.`` -> ``pro_plan`` / ``price`` (a phrase
+ending in plan, tier, seat, subscription, ... or ``price``; ``The late fee is $5`` stays ``late_policy`` / ``fee``,
+``price`` takes no ``_policy``). A trailing ``on <Capitalised plan>( plan|tier|edition)`` or ``for <words>
+plans|customers|users|accounts`` after a quantity is the scope (:func:`beliefdb.text.amounts.scoped`: ``The API
+rate limit is 100 requests per minute on Pro.`` -> ``{"plan": "Pro"}``, value ``100 requests per minute``), not
+the value, as a table's row scopes its cells; rules c and j take none.
+A Q&A's answer line, ``A: <sentence>`` / ``Answer: <sentence>``, is read as the sentence after its key (its quote
+the whole line), before rule f.
+
 A noun phrase's attribute is its last word with the qualifiers before it (``max payload`` ->
 ``max_payload``; all of a phrase opening with max/min: ``The maximum file size`` -> ``max_file_size``,
 "maximum"/"minimum" spelled "max"/"min"), a policy term before a policy term (``API rate limit`` -> ``api``
@@ -79,7 +90,7 @@ from beliefdb.text.naming import (
     with_policy,
 )
 from beliefdb.text.numbers import NUMBER_WORD
-from beliefdb.text.places import heading_level, line_place
+from beliefdb.text.places import heading_level, label_subject, line_place
 from beliefdb.text.self_statements import first_person, self_statement
 from beliefdb.text.tables import row_candidates, table_rows
 from beliefdb.text.transcripts import common_words, dialogue_speakers, spoken_by, spoken_turn
@@ -109,6 +120,7 @@ _RULE_OF: Final = re.compile(
     rf"the\s+(?P<attribute>{_NP})\s+of\s+(?P<subject>{_NP}){_IS}(?P<value>.+)", _FLAGS)
 _RULE_THE: Final = re.compile(rf"the\s+(?P<x>{_NP}){_IS}(?P<value>.+)", _FLAGS)
 
+_ANSWER_KEYS: Final = frozenset({"a", "answer"})  # a Q&A's answer line, read as the sentence after its key
 _QUESTION_END: Final = re.compile(r"[?？][\"'”’)\]」』）】》]*$")
 
 
@@ -213,14 +225,6 @@ def _key_value_rule(quote: str, source_name: str, common: frozenset[str],
     return named[0], named[1], value, named[2]
 
 
-def _label_subject(line: str) -> str | None:
-    """The subject a label line ending in a colon gives the list items under it ("Express shipping:" ->
-    ``express_shipping``; three words at most, "Please send the following:" is none), or None."""
-    if not line.endswith((":", "：")) or len(line) < 2 or len(line.split()) > 3:
-        return None
-    return section_subject(line[:-1])
-
-
 class RuleExtractor(Extractor):
     """Deterministic, offline extraction by the sentence rules a-k (see the module docstring)."""
 
@@ -252,7 +256,7 @@ class RuleExtractor(Extractor):
                 indent, listed = where
                 while labels and (not listed or (labels[-1][1] and labels[-1][0] >= indent)):
                     labels.pop()
-                if f.kind in ("list_item", "sentence") and (label := _label_subject(text[f.start:f.end])):
+                if f.kind in ("list_item", "sentence") and (label := label_subject(text[f.start:f.end])):
                     labels.append((indent, listed, label))  # "- Express shipping:": of the items under it
                     continue
             # (a heading that states a fact, "## The window is 30 days", is about the headings above it)
@@ -374,6 +378,9 @@ class RuleExtractor(Extractor):
         found = None
         if len(quote) <= _MAX_RULE_CHARS:
             found = _sentence_rules(quote.rstrip(_TERMINAL), source_name, unnamed)
+        answer = is_key_value(quote) if found is None and fragment.kind == "key_value" else None
+        if answer is not None and answer["key"].lower() in _ANSWER_KEYS and len(quote) <= _MAX_RULE_CHARS:
+            found = _sentence_rules(answer["value"].rstrip(_TERMINAL), source_name, unnamed)  # "A: Backups are ..."
         if found is None and fragment.kind == "key_value" and len(quote) <= _MAX_RULE_CHARS:
             keyed = _key_value_rule(quote, source_name, common, speakers, unnamed)
             found = (*keyed, {}) if keyed is not None else None

@@ -9,7 +9,10 @@ in different words name one belief (they corroborate it, or the newer supersedes
 - ``Acme was founded in 2009.`` -> ``acme`` / ``founded``, as ``Founded: 2009`` under ``# Acme``;
 - ``Refunds are processed within 14 days.`` -> ``refund`` / ``processing_time``, as "The processing time of
   refunds is ..." and "The refund processing time is ...";
-- ``The support team is available 24/7.`` -> ``support_team`` / ``availability``.
+- ``The support team is available 24/7.`` -> ``support_team`` / ``availability``;
+- ``Backups are retained for 35 days.`` (kept, stored for) -> ``backup`` / ``retention``;
+- ``Nonprofits get 30% off any annual plan.`` -> ``nonprofit`` / ``discount`` (a percentage off only: "Business
+  workspaces get 300 requests per minute." gives nothing).
 
 ``is based in`` / ``is headquartered in`` say ``location`` too, ``was established in`` ``founded``, ``are
 shipped`` / ``dispatched`` / ``delivered`` / ``answered`` / ``resolved within`` ``shipping_time`` /
@@ -102,6 +105,10 @@ _VERBS: Final = (
     (re.compile(rf"(?P<x>{_NP}){_IS}(?:usually\s+|normally\s+|typically\s+|generally\s+)?(?P<verb>processed|"
                 rf"shipped|dispatched|delivered|answered|resolved)\s+within\s+(?P<value>{_DURATION}){_EVENT}", _F),
      "", False),
+    (re.compile(rf"(?P<x>{_NP})\s+(?:now\s+)?gets?\s+(?P<value>(?:up\s+to\s+)?\d[\d.,]*\s?%\s+off\b.*)", _F),
+     "discount", False),
+    (re.compile(rf"(?P<x>{_NP}){_IS}(?:kept|retained|stored)\s+for\s+(?P<value>{_DURATION}){_EVENT}", _F),
+     "retention", False),
     (re.compile(rf"(?P<x>{_NP}){_IS}available\s+(?P<value>.+)", _F), "availability", True),
     (re.compile(rf"(?P<x>{_NP}){_IS}open\s+(?P<value>{_HOURS_START}.*)", _F), "opening_hour", False),
 )
