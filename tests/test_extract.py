@@ -248,7 +248,7 @@ def test_questions_negations_and_other_sentences_give_nothing() -> None:
     ("Nonprofits get 30% off any annual plan.", ("nonprofit", "discount", "30% off any annual plan")),
     # a Q&A's answer line reads as the sentence after "A:" (its quote the whole line)
     ("Q: How long are backups kept?\nA: Backups are retained for 35 days.", ("backup", "retention", "35 days")),
-    ("Answer: The Pro plan costs $49.", ("pro_plan", "price", "$49")),
+    ("Question: What does Pro cost?\nAnswer: The Pro plan costs $49.", ("pro_plan", "price", "$49")),
 ])
 def test_rule_k_the_verbs_of_a_fact(sentence: str, triple: tuple[str, str, str]) -> None:
     assert triples(sentence, "company.md") == [triple]
@@ -302,6 +302,8 @@ def test_a_fact_said_with_a_verb_names_what_its_noun_phrase_names(said: str, als
     "The office is located in the city centre.", "The fee is based in part on usage.",
     "The new feature is available on the Pro plan.", "The support team is available by phone.",
     "Files are stored for a reason.", "Business workspaces get 300 requests per minute.", "We get 30% off.",
+    "A: The server is down.\nB: I restarted it, I think.\nA: The fix is 5 lines.\nB: Thanks, bye!",
+    "A: Backups are retained for 35 days.",  # (an answer without a question: a speaker's line, as before)
 ])
 def test_rule_k_needs_a_value_that_looks_like_one(sentence: str) -> None:
     assert extract(sentence, "company.md") == [], sentence

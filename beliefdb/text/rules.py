@@ -41,8 +41,8 @@ ending in plan, tier, seat, subscription, ... or ``price``; ``The late fee is $5
 plans|customers|users|accounts`` after a quantity is the scope (:func:`beliefdb.text.amounts.scoped`: ``The API
 rate limit is 100 requests per minute on Pro.`` -> ``{"plan": "Pro"}``, value ``100 requests per minute``), not
 the value, as a table's row scopes its cells; rules c and j take none.
-A Q&A's answer line, ``A: <sentence>`` / ``Answer: <sentence>``, is read as the sentence after its key (its quote
-the whole line), before rule f.
+A Q&A's answer line, ``A: <sentence>`` / ``Answer: <sentence>`` of a document with ``Q:``/``Question:`` lines,
+is read as the sentence after its key (its quote the whole line), before rule f.
 
 A noun phrase's attribute is its last word with the qualifiers before it (``max payload`` ->
 ``max_payload``; all of a phrase opening with max/min: ``The maximum file size`` -> ``max_file_size``,
@@ -235,6 +235,7 @@ class RuleExtractor(Extractor):
         keyed = [text[f.start:f.end] for f in fragments if f.kind == "key_value"]
         common = common_words(text) if keyed else frozenset()
         speakers = dialogue_speakers(keyed, common)
+        qa = any((m := is_key_value(k)) is not None and m["key"].lower() in ("q", "question") for k in keyed)
         out: list[Candidate] = []
         sections: list[tuple[int, str | None]] = []  # the headings open at a fragment: (level, subject)
         labels: list[tuple[int, bool, str]] = []  # the open list labels: (indent, a list item, subject)
@@ -269,7 +270,7 @@ class RuleExtractor(Extractor):
             if (row := rows.get(f.start)) is not None and f.end == row.end:
                 out.extend(row_candidates(text, f.start, row, unnamed or source_subject(source_name)))
                 continue
-            if (c := self._candidate(text, f, source_name, common, speakers, unnamed)) is not None:
+            if (c := self._candidate(text, f, source_name, common, speakers, unnamed, qa)) is not None:
                 out.append(c)
         return out
 
@@ -371,14 +372,16 @@ class RuleExtractor(Extractor):
 
     @staticmethod
     def _candidate(text: str, fragment: Fragment, source_name: str, common: frozenset[str] = frozenset(),
-                   speakers: frozenset[str] = frozenset(), unnamed: str | None = None) -> Candidate | None:
+                   speakers: frozenset[str] = frozenset(), unnamed: str | None = None, qa: bool = False
+                   ) -> Candidate | None:
         quote = text[fragment.start:fragment.end]
         if _QUESTION_END.search(quote):
             return None
         found = None
         if len(quote) <= _MAX_RULE_CHARS:
             found = _sentence_rules(quote.rstrip(_TERMINAL), source_name, unnamed)
-        answer = is_key_value(quote) if found is None and fragment.kind == "key_value" else None
+        # (a document of Q: and A: lines; not a dialogue of A and B: "A: The server is down.\nB: I restarted it.")
+        answer = is_key_value(quote) if found is None and fragment.kind == "key_value" and qa else None
         if answer is not None and answer["key"].lower() in _ANSWER_KEYS and len(quote) <= _MAX_RULE_CHARS:
             found = _sentence_rules(answer["value"].rstrip(_TERMINAL), source_name, unnamed)  # "A: Backups are ..."
         if found is None and fragment.kind == "key_value" and len(quote) <= _MAX_RULE_CHARS:
