@@ -257,9 +257,9 @@ def cancel_jobs(db: Database, ids: Sequence[int] | None, source: str | None) -> 
     return [int(r[0]) for r in rows]
 
 
-def _summary(report: IngestReport) -> dict[str, Any]:
-    return {"source": report.source, "version": report.version, "new_version": report.new_version,
-            "accepted": len(report.accepted), "rejected": len(report.rejected),
+def _summary(report: IngestReport, extractor: str) -> dict[str, Any]:  # (the build that read it: job_submit)
+    return {"extractor_build": extractor_build(extractor), "source": report.source, "version": report.version,
+            "new_version": report.new_version, "accepted": len(report.accepted), "rejected": len(report.rejected),
             "corroborated": len(report.corroborated), "unchanged": len(report.unchanged),
             "superseded": len(report.superseded), "conflicts": len(report.conflicts),
             "proposed": report.proposed, "note": report.note}
@@ -388,9 +388,7 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
                 assert failed is not None
                 return [*died, JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]),
                                           attempts=attempts, error=_message(exc))]
-            # (the build that read it: a text in force is queued again only for another, beliefdb.job_submit)
-            done = _summary(report) | {"extractor_build": extractor_build(payload.get("extractor") or "rules")}
-            c.execute(Q.job_finish, (job_id, Jsonb(done)))
+            c.execute(Q.job_finish, (job_id, Jsonb(_summary(report, payload.get("extractor") or "rules"))))
     except Exception as exc:
         if job_id is not None and start is not None and conn is not None and _lost(conn, exc):
             lost.add(job_id, start)
