@@ -82,8 +82,10 @@ class Untrusted(Refused):
     asking again meets it again; ``SSL_CERT_FILE`` (or ``SSL_CERT_DIR``), read by httpx, names what to trust."""
 
     def explained(self, endpoint: str, settings: str) -> str:
-        return (f"the {endpoint} is not trusted: {self.problem}; trying again will not help: set SSL_CERT_FILE to"
-                " the CA bundle that signed its certificate (or SSL_CERT_DIR to a directory of them)")
+        # (SSL_CERT_FILE replaces the trust store: a bundle of the CA alone untrusts every public endpoint)
+        return (f"the {endpoint} is not trusted: {self.problem}; trying again will not help: unless its"
+                " certificate expired or names another host, set SSL_CERT_FILE to a CA bundle holding the public"
+                " roots and the CA that signed it (or SSL_CERT_DIR to a directory of them)")
 
 
 class Failed(EndpointError):

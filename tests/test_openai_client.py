@@ -389,7 +389,7 @@ def test_a_certificate_not_trusted_is_said_once_with_what_to_set(serve: Any, tmp
     assert sleeps == [] and isinstance(caught.value, Refused)
     said = caught.value.explained("llm endpoint x", "BELIEFDB_LLM_API_KEY")
     assert said.startswith("the llm endpoint x is not trusted: SSLCertVerificationError:") and \
-        "set SSL_CERT_FILE to the CA bundle" in said, said
+        "set SSL_CERT_FILE to a CA bundle holding the public roots" in said, said
     monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "cert.pem"))  # (as documented: then it is trusted)
     body: Any = OpenAIClient(server.url, retries=0).post("embeddings", {"model": "m", "input": ["a"]})
     assert body["data"][0]["embedding"] == [1.0, 0.0, 0.0]
