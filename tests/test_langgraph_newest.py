@@ -125,7 +125,7 @@ def test_a_page_without_a_query_reads_the_newest_beliefs_only(bdb: beliefdb.Beli
     filler(bdb)
     postgresql.execute("analyze")
     postgresql.commit()
-    some = [f"item_{d}_{i}_policy" for d in range(2) for i in range(10)]  # one belief each of the 1,500
+    some = [f"item_{d}_{i}" for d in range(2) for i in range(10)]  # one belief each of the 1,500
     middle = bdb.newest(limit=800)[-1].id  # a page after it starts there, not at the newest
     for subjects, after, budget in ((None, None, 30), (some, None, 40), (None, middle, 30)):
         result: list[Any] = []
