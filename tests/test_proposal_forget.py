@@ -19,14 +19,17 @@ REMINDER = "Reminder for the desk: "
 
 
 def kept(conn: psycopg.Connection[Any]) -> str:
-    """Every text kept of the source: its versions, fragments, evidence, and the proposals' and jobs' texts."""
+    """Every text kept of the source: its versions, fragments, evidence, and the proposals' and jobs' texts (not
+    the digests and salts of their forgotten lines, random hex that may hold any four digits)."""
     conn.commit()
     rows = conn.execute(
         "select coalesce(string_agg(v.content, ' '), '') from beliefdb.source_version v"
         " union all select coalesce(string_agg(f.text, ' '), '') from beliefdb.fragment f"
         " union all select coalesce(string_agg(e.quote, ' '), '') from beliefdb.evidence e"
-        " union all select coalesce(string_agg(r.proposal::text, ' '), '') from beliefdb.review_item r"
-        " union all select coalesce(string_agg(j.payload::text, ' '), '') from beliefdb.job j").fetchall()
+        " union all select coalesce(string_agg((r.proposal - 'forgotten_lines')::text, ' '), '')"
+        " from beliefdb.review_item r"
+        " union all select coalesce(string_agg((j.payload - 'forgotten_lines')::text, ' '), '') from beliefdb.job j"
+    ).fetchall()
     return " ".join(r[0] for r in rows)
 
 
