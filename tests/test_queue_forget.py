@@ -306,13 +306,15 @@ DAN = [Turn("dan", "I live in Oslo.", datetime(2026, 1, 1, 9, tzinfo=UTC)),
 
 
 def kept_text(conn: psycopg.Connection[Any]) -> str:
-    """Every text kept of sources and of the queue: versions, fragments and their speakers, evidence, jobs."""
+    """Every text kept of sources and of the queue: versions, fragments and their speakers, evidence, jobs (not
+    the digests and salts of their forgotten lines, random hex that may hold any four digits)."""
     rows = conn.execute(
         "select coalesce(string_agg(v.content, ' '), '') from beliefdb.source_version v"
         " union all select coalesce(string_agg(f.text || ' ' || coalesce(f.speaker, ''), ' '), '')"
         " from beliefdb.fragment f"
         " union all select coalesce(string_agg(e.quote, ' '), '') from beliefdb.evidence e"
-        " union all select coalesce(string_agg(j.payload::text, ' '), '') from beliefdb.job j").fetchall()
+        " union all select coalesce(string_agg((j.payload - 'forgotten_lines')::text, ' '), '') from beliefdb.job j"
+    ).fetchall()
     return " ".join(r[0] for r in rows)
 
 
